@@ -1,0 +1,152 @@
+/**
+ * The Sandbox: the only door to files and processes (../shared/DESIGN.md).
+ * Both backends (embedded just-bash, WebContainer) satisfy this interface; the sandbox
+ * contract suite in ./contract.ts is what "satisfy" means.
+ *
+ * Paths are absolute sandbox paths ("/workspace/src/a.ts"). Tools never build them by hand:
+ * they go through the workspace-path resolver in src/core.
+ */
+
+export type EntryType = "file" | "directory" | "symlink";
+
+export interface DirEntry {
+  name: string;
+  type: EntryType;
+}
+
+export interface FileStat {
+  type: EntryType;
+  size: number;
+  mtimeMs: number;
+  /** POSIX permission bits (0o644, 0o755, ...). */
+  mode: number;
+}
+
+export interface ExecOptions {
+  /** Absolute working directory; defaults to the workspace root. */
+  cwd?: string;
+  /** Added to the sandbox's base environment. */
+  env?: Record<string, string>;
+  stdin?: string;
+  /** Wall-clock deadline; past it the command is stopped and `timedOut` is true. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+}
+
+export interface PtyOptions {
+  cwd?: string;
+  env?: Record<string, string>;
+  cols?: number;
+  rows?: number;
+}
+
+export interface PtyRead {
+  /** Everything the session printed since the previous read. */
+  output: string;
+  exited: boolean;
+  exitCode: number | null;
+}
+
+/** A long-running interactive command (a shell, a REPL) that keeps its state between writes. */
+export interface PtySession {
+  readonly id: string;
+  readonly command: string;
+  write(chars: string): Promise<void>;
+  /** Waits up to `yieldMs` for output to settle, then returns what arrived since the last read. */
+  read(options?: { yieldMs?: number }): Promise<PtyRead>;
+  resize(cols: number, rows: number): Promise<void>;
+  kill(): Promise<void>;
+  exitCode(): number | null;
+}
+
+/** One entry of a workspace snapshot; `path` is relative to the workspace root, "/"-separated. */
+export type SnapshotEntry =
+  | { path: string; type: "directory"; mode?: number }
+  | { path: string; type: "file"; data: Uint8Array; mode?: number }
+  | { path: string; type: "symlink"; target: string };
+
+/** The whole workspace at one moment: what persistence, sharing, checkpoints and replay store. */
+export interface WorkspaceSnapshot {
+  entries: SnapshotEntry[];
+}
+
+export type BackendKind = "embedded" | "webcontainer";
+
+export interface SandboxCapabilities {
+  /** Native binaries (node, python, npm install) can run. */
+  nativeBinaries: boolean;
+  /** Outbound network from commands. */
+  network: boolean;
+  /** Commands known to exist on this backend, e.g. ["bash", "grep", "node"]. */
+  commands: string[];
+}
+
+export interface Sandbox {
+  readonly kind: BackendKind;
+  /** Absolute path of the workspace folder inside the sandbox, e.g. "/workspace". */
+  readonly workspaceRoot: string;
+  readonly capabilities: SandboxCapabilities;
+
+  readFile(path: string): Promise<Uint8Array>;
+  /** Creates or replaces a file; the parent directory must exist. */
+  writeFile(path: string, data: Uint8Array | string): Promise<void>;
+  readdir(path: string): Promise<DirEntry[]>;
+  /** Follows symlinks. */
+  stat(path: string): Promise<FileStat>;
+  /** Does not follow a final symlink. */
+  lstat(path: string): Promise<FileStat>;
+  readlink(path: string): Promise<string>;
+  mkdir(path: string, options?: { recursive?: boolean }): Promise<void>;
+  rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
+  rename(from: string, to: string): Promise<void>;
+  symlink(target: string, path: string): Promise<void>;
+
+  exec(command: string, options?: ExecOptions): Promise<ExecResult>;
+  pty(command: string, options?: PtyOptions): Promise<PtySession>;
+
+  /** The workspace folder as entries, deterministic order (parents before children). */
+  snapshot(): Promise<WorkspaceSnapshot>;
+  /** Replaces the workspace folder's contents with the snapshot's. */
+  restore(snapshot: WorkspaceSnapshot): Promise<void>;
+
+  dispose(): Promise<void>;
+}
+
+export type SandboxErrorCode =
+  | "ENOENT"
+  | "EEXIST"
+  | "ENOTDIR"
+  | "EISDIR"
+  | "ENOTEMPTY"
+  | "EINVAL"
+  | "ELOOP"
+  | "EACCES"
+  | "EIO";
+
+/** Every fs failure of every backend is one of these, so tools can branch on `code`. */
+export class SandboxError extends Error {
+  readonly code: SandboxErrorCode;
+  readonly path: string;
+  constructor(code: SandboxErrorCode, path: string, message?: string) {
+    super(message ?? `${code}: ${path}`);
+    this.name = "SandboxError";
+    this.code = code;
+    this.path = path;
+  }
+}
+
+export function isSandboxError(error: unknown, code?: SandboxErrorCode): error is SandboxError {
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    (error as { name?: unknown }).name === "SandboxError" &&
+    (code === undefined || (error as { code?: unknown }).code === code)
+  );
+}
