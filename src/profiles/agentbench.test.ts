@@ -98,13 +98,13 @@ describe("envelopes", () => {
 describe("list_files", () => {
   it("lists files sorted, relative to root, recursively, .git excluded", async () => {
     const { call } = await setup(PROJECT);
-    expect((await call("list_files", {})).data?.files).toEqual([
+    expect((await call("list_files", {})).data!.files).toEqual([
       "README.md",
       "src/deep/nested/module.py",
       "src/main.py",
       "src/utils.py",
     ]);
-    expect((await call("list_files", { root: "src" })).data?.files).toEqual([
+    expect((await call("list_files", { root: "src" })).data!.files).toEqual([
       "deep/nested/module.py",
       "main.py",
       "utils.py",
@@ -114,9 +114,9 @@ describe("list_files", () => {
   it("filters with a glob as in the spec's example", async () => {
     const { call } = await setup(PROJECT);
     const result = await call("list_files", { root: "src", glob: "**/*.py" });
-    expect(result.data?.files).toEqual(["deep/nested/module.py", "main.py", "utils.py"]);
-    expect((await call("list_files", { glob: "*.md" })).data?.files).toEqual(["README.md"]);
-    expect((await call("list_files", { root: "src", glob: "deep/**" })).data?.files).toEqual([
+    expect(result.data!.files).toEqual(["deep/nested/module.py", "main.py", "utils.py"]);
+    expect((await call("list_files", { glob: "*.md" })).data!.files).toEqual(["README.md"]);
+    expect((await call("list_files", { root: "src", glob: "deep/**" })).data!.files).toEqual([
       "deep/nested/module.py",
     ]);
   });
@@ -124,7 +124,7 @@ describe("list_files", () => {
   it("excludes symlinks", async () => {
     const { call, sandbox } = await setup(PROJECT);
     await sandbox.symlink("main.py", "/workspace/src/link.py");
-    expect((await call("list_files", { root: "src" })).data?.files).not.toContain("link.py");
+    expect((await call("list_files", { root: "src" })).data!.files).not.toContain("link.py");
   });
 
   it("returns at most 1000 files and says so", async () => {
@@ -132,10 +132,10 @@ describe("list_files", () => {
     for (let i = 0; i < 1005; i++) files[`f/${String(i).padStart(4, "0")}.txt`] = "x";
     const { call } = await setup(files);
     const result = await call("list_files", { root: "f" });
-    expect((result.data?.files as string[]).length).toBe(1000);
-    expect(result.data?.truncated).toBe(true);
-    expect(result.data?.total_files).toBe(1005);
-    expect((result.data?.files as string[])[999]).toBe("0999.txt");
+    expect((result.data!.files as string[]).length).toBe(1000);
+    expect(result.data!.truncated).toBe(true);
+    expect(result.data!.total_files).toBe(1005);
+    expect((result.data!.files as string[])[999]).toBe("0999.txt");
   });
 
   it("rejects escapes and symlinked roots", async () => {
@@ -198,9 +198,9 @@ describe("read_file", () => {
     const lines = Array.from({ length: 12_000 }, (_, i) => `line ${i + 1}`);
     const { call } = await setup({ "big.txt": `${lines.join("\n")}\n` });
     const result = await call("read_file", { path: "big.txt" });
-    const content = (result.data?.content as string).split("\n");
-    expect(result.data?.truncated).toBe(true);
-    expect(result.data?.total_lines).toBe(12_000);
+    const content = (result.data!.content as string).split("\n");
+    expect(result.data!.truncated).toBe(true);
+    expect(result.data!.total_lines).toBe(12_000);
     expect(content.length).toBe(10_000);
     expect(content[4999]).toBe("line 5000");
     expect(content[5000]).toBe("line 7001");
@@ -216,8 +216,8 @@ describe("read_file", () => {
     const lines = Array.from({ length: 10_000 }, (_, i) => `l${i}`);
     const { call } = await setup({ "edge.txt": lines.join("\n") });
     const result = await call("read_file", { path: "edge.txt" });
-    expect(result.data?.truncated).toBe(false);
-    expect(result.data?.total_lines).toBe(10_000);
+    expect(result.data!.truncated).toBe(false);
+    expect(result.data!.total_lines).toBe(10_000);
   });
 
   it("reports file_not_found, binary_file and path_escape", async () => {
@@ -265,25 +265,25 @@ describe("search", () => {
   it("is case-insensitive by default and literal unless is_regex", async () => {
     const { call } = await setup({ "a.txt": "Hello\nhello\nh.llo\n" });
     const literal = await call("search", { query: "H.LLO", context_lines: 0 });
-    expect((literal.data?.matches as { line: number }[]).map((m) => m.line)).toEqual([3]);
+    expect((literal.data!.matches as { line: number }[]).map((m) => m.line)).toEqual([3]);
     const regex = await call("search", { query: "H.LLO", is_regex: true, context_lines: 0 });
-    expect((regex.data?.matches as { line: number }[]).map((m) => m.line)).toEqual([1, 2, 3]);
+    expect((regex.data!.matches as { line: number }[]).map((m) => m.line)).toEqual([1, 2, 3]);
   });
 
   it("orders by file path, then line, and truncates at max_results", async () => {
     const { call } = await setup({ "b.txt": "x\nx\n", "a.txt": "x\n", "c/d.txt": "x\n" });
     const result = await call("search", { query: "x", max_results: 3, context_lines: 0 });
     expect(
-      (result.data?.matches as { file: string; line: number }[]).map((m) => `${m.file}:${m.line}`),
+      (result.data!.matches as { file: string; line: number }[]).map((m) => `${m.file}:${m.line}`),
     ).toEqual(["a.txt:1", "b.txt:1", "b.txt:2"]);
-    expect(result.data?.truncated).toBe(true);
-    expect(result.data?.total_matches).toBe(4);
+    expect(result.data!.truncated).toBe(true);
+    expect(result.data!.total_matches).toBe(4);
   });
 
   it("gives fewer context lines at the edges of a file", async () => {
     const { call } = await setup({ "a.txt": "1\n2\nmatch\n4\n" });
     const result = await call("search", { query: "match", context_lines: 5 });
-    expect(result.data?.matches).toEqual([
+    expect(result.data!.matches).toEqual([
       { file: "a.txt", line: 3, content: "match", context_before: ["1", "2"], context_after: ["4"] },
     ]);
   });
@@ -298,13 +298,13 @@ describe("search", () => {
     });
     await sandbox.writeFile("/workspace/bin.dat", new Uint8Array([110, 101, 101, 100, 108, 101, 0, 1]));
     const result = await call("search", { query: "needle", context_lines: 0 });
-    expect((result.data?.matches as { file: string }[]).map((m) => m.file)).toEqual(["a.txt"]);
+    expect((result.data!.matches as { file: string }[]).map((m) => m.file)).toEqual(["a.txt"]);
   });
 
   it("filters with a glob ripgrep-style (a bare *.py matches at any depth)", async () => {
     const { call } = await setup(PROJECT);
     const result = await call("search", { query: "X = 1", glob: "*.py" });
-    expect((result.data?.matches as { file: string }[]).map((m) => m.file)).toEqual([
+    expect((result.data!.matches as { file: string }[]).map((m) => m.file)).toEqual([
       "src/deep/nested/module.py",
     ]);
   });
@@ -355,7 +355,7 @@ describe("run", () => {
   it("passes extra environment variables and runs in the workspace", async () => {
     const { call } = await setup(PROJECT);
     const result = await call("run", { command: "echo $GREETING; ls src", env: { GREETING: "hi" } });
-    expect(result.data?.stdout).toBe("hi\ndeep\nmain.py\nutils.py\n");
+    expect(result.data!.stdout).toBe("hi\ndeep\nmain.py\nutils.py\n");
   });
 
   it("stops a command at timeout_sec with a timeout error", async () => {
@@ -366,18 +366,18 @@ describe("run", () => {
     expect(result.exit_code).toBeNull();
     expect(result.stdout_path).toBe("logs/tool_step_0001_stdout.txt");
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect((await call("run", { command: "echo still works" })).data?.stdout).toBe("still works\n");
+    expect((await call("run", { command: "echo still works" })).data!.stdout).toBe("still works\n");
   });
 
   it("truncates output over 100 KB, keeping head and tail", async () => {
     const { call, runtime } = await setup({ "big.txt": `${"0123456789".repeat(30_000)}\nEND\n` });
     const result = await call("run", { command: "cat big.txt" });
-    const stdout = result.data?.stdout as string;
+    const stdout = result.data!.stdout as string;
     expect(new TextEncoder().encode(stdout).length).toBeLessThanOrEqual(100 * 1024);
     expect(stdout.startsWith("0123456789")).toBe(true);
     expect(stdout.endsWith("END\n")).toBe(true);
     expect(stdout).toMatch(/\[\.\.\. \d+ bytes truncated \.\.\.\]/u);
-    expect(result.data?.stdout_truncated).toBe(true);
+    expect(result.data!.stdout_truncated).toBe(true);
     expect(runtime.artifacts.get("logs/tool_step_0001_stdout.txt")?.length).toBeLessThanOrEqual(100 * 1024);
   });
 });
