@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { Runtime } from "../core/runtime.ts";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
 
 /** Conformance with ../shared/specs/000_ff84b711f219dac3.txt, section by section. */
@@ -413,4 +412,3 @@ function text(bytes: Uint8Array | undefined): string {
   return new TextDecoder().decode(bytes);
 }
 
-export type { Runtime };
