@@ -411,4 +411,3 @@ describe("event logging", () => {
 function text(bytes: Uint8Array | undefined): string {
   return new TextDecoder().decode(bytes);
 }
-
