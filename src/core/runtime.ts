@@ -9,13 +9,13 @@ import type {
   FetchLike,
   Profile,
   RuntimeSettings,
-  Services,
   ToolCall,
   ToolContext,
   ToolKind,
   ToolSpec,
 } from "./profile.ts";
 import { validateParams } from "./schema.ts";
+import { serviceRegistry } from "./tool-context.ts";
 import { normalizeWorkspacePath, resolveWorkspacePath } from "./workspace-path.ts";
 
 export type ApprovalDecision = "allow" | "allow_always" | "deny";
@@ -90,7 +90,7 @@ export class Runtime {
   private readonly trackChanges: boolean;
   private readonly persist: (() => Promise<void>) | undefined;
   private readonly graceMs: number;
-  private readonly services = new Map<string, unknown>();
+  private readonly services = serviceRegistry();
   private step = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private nextRequest = 1;
@@ -346,7 +346,7 @@ export class Runtime {
         this.events.emit(type, { request_id: requestId, tool: tool.name, data });
       },
       fetch: this.fetch,
-      services: this.serviceRegistry(),
+      services: this.services,
       settings: this.settings,
     };
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -370,15 +370,6 @@ export class Runtime {
       clearTimeout(timer);
       controller.abort();
     }
-  }
-
-  private serviceRegistry(): Services {
-    return {
-      get: <T>(key: string, create: () => T): T => {
-        if (!this.services.has(key)) this.services.set(key, create());
-        return this.services.get(key) as T;
-      },
-    };
   }
 }
 
