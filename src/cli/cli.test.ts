@@ -214,14 +214,14 @@ describe("toolroom batch", () => {
       ]),
     );
     const byId = Object.fromEntries(parse(stdout).map((envelope) => [envelope.request_id, envelope]));
-    expect(byId.escape.error.error_type).toBe("path_escape");
-    expect(byId.symlink.error.error_type).toBe("symlink_blocked");
-    expect(byId.missing.error.error_type).toBe("file_not_found");
-    expect(byId.binary.error.error_type).toBe("binary_file");
-    expect(byId.regex.error.error_type).toBe("ripgrep_error");
-    expect(byId.exit.error.error_type).toBe("abnormal_exit");
+    expect(byId.escape?.error?.error_type, JSON.stringify(byId.escape)).toBe("path_escape");
+    expect(byId.symlink?.error?.error_type, JSON.stringify(byId.symlink)).toBe("symlink_blocked");
+    expect(byId.missing?.error?.error_type, JSON.stringify(byId.missing)).toBe("file_not_found");
+    expect(byId.binary?.error?.error_type, JSON.stringify(byId.binary)).toBe("binary_file");
+    expect(byId.regex?.error?.error_type, JSON.stringify(byId.regex)).toBe("ripgrep_error");
+    expect(byId.exit?.error?.error_type, JSON.stringify(byId.exit)).toBe("abnormal_exit");
     expect(byId.exit.exit_code).toBe(3);
-    expect(byId.timeout.error.error_type).toBe("timeout");
+    expect(byId.timeout?.error?.error_type, JSON.stringify(byId.timeout)).toBe("timeout");
   });
 
   it("refuses bad usage with exit code 2", async () => {
