@@ -352,7 +352,8 @@ export class Runtime {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        controller.abort();
+        // Settle as a timeout first: the tool may reject on abort with its own, vaguer error.
+        setTimeout(() => controller.abort(), 0);
         reject(
           new ToolFailure(
             "timeout",
