@@ -5,12 +5,12 @@ import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import { MemoryArtifacts } from "../core/artifacts.ts";
 import { normalizeCall } from "../core/calls.ts";
-import { diffSnapshots } from "../core/checkpoints.ts";
 import { asToolFailure, ToolFailure } from "../core/errors.ts";
 import type { Profile } from "../core/profile.ts";
 import { Runtime } from "../core/runtime.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
+import { diffSnapshots } from "../sandbox/snapshot.ts";
 import { readHostFolder, writeBackChanges } from "./host-folder.ts";
 
 export interface BatchOptions {

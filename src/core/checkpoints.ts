@@ -1,11 +1,7 @@
-import type { Sandbox, SnapshotEntry, WorkspaceSnapshot } from "../sandbox/types.ts";
+import type { Sandbox, SnapshotEntry, WorkspaceChange } from "../sandbox/types.ts";
 
 /** One path a call changed: its entry before and after (null: absent). */
-export interface FileChange {
-  path: string;
-  before: SnapshotEntry | null;
-  after: SnapshotEntry | null;
-}
+export type FileChange = WorkspaceChange;
 
 export type ChangeKind = "created" | "modified" | "deleted";
 
@@ -19,33 +15,6 @@ export interface Checkpoint {
   requestId: string;
   tool: string;
   changes: FileChange[];
-}
-
-function sameEntry(a: SnapshotEntry, b: SnapshotEntry): boolean {
-  if (a.type !== b.type) return false;
-  if (a.type === "symlink" && b.type === "symlink") return a.target === b.target;
-  if (a.type === "file" && b.type === "file") {
-    if (a.data.length !== b.data.length || a.mode !== b.mode) return false;
-    for (let i = 0; i < a.data.length; i++) if (a.data[i] !== b.data[i]) return false;
-  }
-  return true;
-}
-
-/** The paths whose entry differs between two snapshots, sorted. */
-export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapshot): FileChange[] {
-  const old = new Map(before.entries.map((entry) => [entry.path, entry]));
-  const changes: FileChange[] = [];
-  const seen = new Set<string>();
-  for (const entry of after.entries) {
-    seen.add(entry.path);
-    const previous = old.get(entry.path);
-    if (!previous) changes.push({ path: entry.path, before: null, after: entry });
-    else if (!sameEntry(previous, entry)) changes.push({ path: entry.path, before: previous, after: entry });
-  }
-  for (const entry of before.entries) {
-    if (!seen.has(entry.path)) changes.push({ path: entry.path, before: entry, after: null });
-  }
-  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**

@@ -1,6 +1,7 @@
+import { recordBySnapshots } from "../sandbox/snapshot.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { type ArtifactStore, MemoryArtifacts } from "./artifacts.ts";
-import { type Checkpoint, changeKind, diffSnapshots, type FileChange, rewind } from "./checkpoints.ts";
+import { type Checkpoint, changeKind, type FileChange, rewind } from "./checkpoints.ts";
 import { asToolFailure, ToolFailure } from "./errors.ts";
 import { type Clock, EventLog, systemClock, type ToolEvent } from "./events.ts";
 import type {
@@ -158,9 +159,9 @@ export class Runtime {
   restoreBefore(step: number): Promise<Checkpoint> {
     const result = this.queue.then(async () => {
       const later = this.checkpoints.filter((checkpoint) => checkpoint.step >= step);
-      const before = await this.sandbox.snapshot();
+      const finish = await this.recordChanges();
       await rewind(this.sandbox, later);
-      const changes = diffSnapshots(before, await this.sandbox.snapshot());
+      const changes = await finish();
       const checkpoint: Checkpoint = {
         step: ++this.step,
         requestId: `restore-${step}`,
@@ -215,7 +216,7 @@ export class Runtime {
       for (const guard of this.guards) await guard({ profile: profile.name, tool, params });
       await this.approve(profile, tool, requestId, params);
 
-      const before = tool.kind !== "read" && this.trackChanges ? await this.sandbox.snapshot() : null;
+      const finishRecording = tool.kind !== "read" && this.trackChanges ? await this.recordChanges() : null;
       let data: unknown;
       let failure: ToolFailure | undefined;
       try {
@@ -223,8 +224,8 @@ export class Runtime {
       } catch (error) {
         failure = asToolFailure(error);
       }
-      if (before) {
-        changes = diffSnapshots(before, await this.sandbox.snapshot());
+      if (finishRecording) {
+        changes = await finishRecording();
         if (changes.length > 0) {
           this.checkpoints.push({ step, requestId, tool: tool.name, changes });
           this.emitChanges(requestId, tool.name, changes);
@@ -252,6 +253,10 @@ export class Runtime {
         changes,
       });
     }
+  }
+
+  private recordChanges(): Promise<() => Promise<FileChange[]>> {
+    return this.sandbox.recordChanges?.() ?? recordBySnapshots(this.sandbox);
   }
 
   private finish(

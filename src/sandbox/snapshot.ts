@@ -1,4 +1,4 @@
-import type { Sandbox, SnapshotEntry, WorkspaceSnapshot } from "./types.ts";
+import type { Sandbox, SnapshotEntry, WorkspaceChange, WorkspaceSnapshot } from "./types.ts";
 
 /**
  * Walks the workspace through the generic fs API. Backends with a faster path (the embedded
@@ -49,6 +49,43 @@ export async function restoreWorkspace(sandbox: Sandbox, snapshot: WorkspaceSnap
 
 function sortParentsFirst(entries: SnapshotEntry[]): SnapshotEntry[] {
   return [...entries].sort((a, b) => a.path.split("/").length - b.path.split("/").length);
+}
+
+/** Whether two entries hold the same thing (type, bytes, mode, symlink target). */
+export function sameEntry(a: SnapshotEntry, b: SnapshotEntry): boolean {
+  if (a.type !== b.type) return false;
+  if (a.type === "symlink" && b.type === "symlink") return a.target === b.target;
+  if (a.type === "file" && b.type === "file") {
+    if (a.data.length !== b.data.length || (a.mode ?? 0o644) !== (b.mode ?? 0o644)) return false;
+    for (let i = 0; i < a.data.length; i++) if (a.data[i] !== b.data[i]) return false;
+  }
+  return true;
+}
+
+/** The paths whose entry differs between two snapshots, sorted. */
+export function diffSnapshots(before: WorkspaceSnapshot, after: WorkspaceSnapshot): WorkspaceChange[] {
+  const old = new Map(before.entries.map((entry) => [entry.path, entry]));
+  const changes: WorkspaceChange[] = [];
+  const seen = new Set<string>();
+  for (const entry of after.entries) {
+    seen.add(entry.path);
+    const previous = old.get(entry.path);
+    if (!previous) changes.push({ path: entry.path, before: null, after: entry });
+    else if (!sameEntry(previous, entry)) changes.push({ path: entry.path, before: previous, after: entry });
+  }
+  for (const entry of before.entries) {
+    if (!seen.has(entry.path)) changes.push({ path: entry.path, before: entry, after: null });
+  }
+  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/**
+ * Records changes for a backend without a cheaper way: a snapshot now, another at the end.
+ * Backends that can do better implement Sandbox.recordChanges.
+ */
+export async function recordBySnapshots(sandbox: Sandbox): Promise<() => Promise<WorkspaceChange[]>> {
+  const before = await sandbox.snapshot();
+  return async () => diffSnapshots(before, await sandbox.snapshot());
 }
 
 /** JSON form of a snapshot, as session files and persisted workspaces store it. */

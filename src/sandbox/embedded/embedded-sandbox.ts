@@ -1,4 +1,4 @@
-import { Bash, type CustomCommand, getCommandNames, InMemoryFs, type NetworkConfig } from "just-bash";
+import { Bash, type CustomCommand, getCommandNames, type NetworkConfig } from "just-bash";
 import { restoreWorkspace } from "../snapshot.ts";
 import {
   type DirEntry,
@@ -11,9 +11,11 @@ import {
   type SandboxCapabilities,
   SandboxError,
   type SnapshotEntry,
+  type WorkspaceChange,
   type WorkspaceSnapshot,
 } from "../types.ts";
 import { withFsErrors } from "./fs-errors.ts";
+import { RecordingFs } from "./recording-fs.ts";
 import { ShellSession } from "./shell-session.ts";
 
 export interface EmbeddedSandboxOptions {
@@ -55,7 +57,7 @@ export class EmbeddedSandbox implements Sandbox {
   readonly workspaceRoot: string;
   readonly capabilities: SandboxCapabilities;
   /** The raw just-bash filesystem; only this backend's own helpers touch it. */
-  readonly fs: InMemoryFs;
+  readonly fs: RecordingFs;
   private readonly commands: CustomCommand[];
   private readonly network: NetworkConfig | undefined;
   private readonly defaultTimeoutMs: number;
@@ -65,7 +67,8 @@ export class EmbeddedSandbox implements Sandbox {
 
   constructor(options: EmbeddedSandboxOptions = {}) {
     this.workspaceRoot = (options.workspaceRoot ?? "/workspace").replace(/\/+$/u, "");
-    this.fs = new InMemoryFs();
+    this.fs = new RecordingFs();
+    this.fs.setRoot(this.workspaceRoot);
     this.commands = options.commands ?? [];
     this.network = options.network;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -248,6 +251,11 @@ export class EmbeddedSandbox implements Sandbox {
     };
     await walk(this.workspaceRoot, "");
     return { entries };
+  }
+
+  /** Records through the filesystem itself: only the paths a command touches are read. */
+  async recordChanges(): Promise<() => Promise<WorkspaceChange[]>> {
+    return this.fs.record();
   }
 
   async restore(snapshot: WorkspaceSnapshot): Promise<void> {
