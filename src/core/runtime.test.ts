@@ -174,6 +174,28 @@ describe("guard", () => {
   });
 });
 
+describe("change guards", () => {
+  it("undoes and refuses a call whose changes a change guard rejects, whatever the tool", async () => {
+    const { runtime, sandbox } = await setup({ approver: async () => "allow" });
+    await runtime.call("test", { tool: "write", params: { path: "tests/a.txt", content: "original" } });
+    runtime.changeGuards.push(({ changes }) => {
+      const touched = changes.find((change) => change.path.startsWith("tests/"));
+      if (touched) throw new ToolFailure("read_only_path", `${touched.path} is read-only.`);
+    });
+    const refused = await runtime.invoke("test", {
+      tool: "write",
+      params: { path: "tests/a.txt", content: "changed" },
+    });
+    expect(refused.envelope).toMatchObject({ ok: false, code: "read_only_path" });
+    expect(refused.changes).toEqual([]);
+    expect(await read(sandbox, "tests/a.txt")).toBe("original");
+    expect(
+      await runtime.call("test", { tool: "write", params: { path: "src/b.txt", content: "fine" } }),
+    ).toMatchObject({ ok: true });
+    expect(runtime.checkpoints.map((checkpoint) => checkpoint.step)).toEqual([1, 3]);
+  });
+});
+
 describe("approve", () => {
   it("asks for write tools when the policy says ask, and records the answer", async () => {
     const answers: ApprovalDecision[] = ["allow", "deny"];

@@ -39,6 +39,13 @@ export type Guard = (call: {
   params: Record<string, unknown>;
 }) => void | Promise<void>;
 
+/** A check on what a call changed (read-only paths); throws a ToolFailure to undo and refuse it. */
+export type ChangeGuard = (call: {
+  profile: string;
+  tool: ToolSpec;
+  changes: FileChange[];
+}) => void | Promise<void>;
+
 export interface RuntimeOptions {
   sandbox: Sandbox;
   profiles: Profile[];
@@ -82,6 +89,8 @@ export class Runtime {
   readonly artifacts: ArtifactStore;
   readonly settings: RuntimeSettings;
   readonly guards: Guard[] = [];
+  /** Checks what a mutating call changed; a ToolFailure thrown here undoes the call's changes. */
+  readonly changeGuards: ChangeGuard[] = [];
   readonly checkpoints: Checkpoint[] = [];
   private readonly profiles = new Map<string, Profile>();
   private readonly clock: Clock;
@@ -216,7 +225,8 @@ export class Runtime {
       for (const guard of this.guards) await guard({ profile: profile.name, tool, params });
       await this.approve(profile, tool, requestId, params);
 
-      const finishRecording = tool.kind !== "read" && this.trackChanges ? await this.recordChanges() : null;
+      const recordsChanges = tool.kind !== "read" && (this.trackChanges || this.changeGuards.length > 0);
+      const finishRecording = recordsChanges ? await this.recordChanges() : null;
       let data: unknown;
       let failure: ToolFailure | undefined;
       try {
@@ -226,6 +236,13 @@ export class Runtime {
       }
       if (finishRecording) {
         changes = await finishRecording();
+        const refusal = await this.checkChanges(profile.name, tool, changes);
+        if (refusal) {
+          // A change no guard could foresee (a shell command, a patch) is undone, then refused.
+          await rewind(this.sandbox, [{ step, requestId, tool: tool.name, changes }]);
+          changes = [];
+          failure = refusal;
+        }
         if (changes.length > 0) {
           this.checkpoints.push({ step, requestId, tool: tool.name, changes });
           this.emitChanges(requestId, tool.name, changes);
@@ -252,6 +269,19 @@ export class Runtime {
         },
         changes,
       });
+    }
+  }
+
+  private async checkChanges(
+    profile: string,
+    tool: ToolSpec,
+    changes: FileChange[],
+  ): Promise<ToolFailure | undefined> {
+    try {
+      for (const guard of this.changeGuards) await guard({ profile, tool, changes });
+      return undefined;
+    } catch (error) {
+      return asToolFailure(error);
     }
   }
 
