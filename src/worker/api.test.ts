@@ -12,7 +12,7 @@ const seed = {
   origin: "test",
   files: { files: { "README.md": "# hello\n", "src/app.js": "console.log(1);\n" } },
 };
-const embedded: BootOptions = { sandbox: { kind: "embedded" }, firstWorkspace: seed };
+const embedded: BootOptions = { sandbox: "embedded", firstWorkspace: seed };
 
 /** A fresh database, and a way to "reload the page": a second API instance on the same database. */
 async function setup(): Promise<{ api: WorkerApi; reload: () => Promise<WorkerApi>; database: string }> {

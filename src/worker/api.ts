@@ -32,8 +32,8 @@ import { zipWorkspace } from "./zip.ts";
 export type * from "./types.ts";
 
 export interface BootOptions {
-  /** "embedded": a just-bash sandbox in this worker; a port: a sandbox on the main thread (WebContainer). */
-  sandbox: { kind: "embedded" } | { kind: "remote"; port: Remote<SandboxPort> };
+  /** "embedded": a just-bash sandbox in this worker; "remote": the sandbox behind boot's `port` (a WebContainer). */
+  sandbox: "embedded" | "remote";
   /** The first workspace, created when the store has none. */
   firstWorkspace: WorkspaceSeed;
   /** Set when the watchdog restarted this worker: the call it cut off, to record with a timeout envelope. */
@@ -45,7 +45,8 @@ export interface BootOptions {
  * through here; the runtime, the sandbox and the store stay inside the worker.
  */
 export interface WorkerApi {
-  boot(options: BootOptions): Promise<BootResult>;
+  /** `port` (a comlink proxy, so a top-level argument) reaches a sandbox on the main thread. */
+  boot(options: BootOptions, port?: Remote<SandboxPort>): Promise<BootResult>;
   /** A no-op round trip: what the watchdog and the bench measure. */
   ping(): Promise<number>;
 
@@ -125,7 +126,7 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
   let store: WorkspaceStore | undefined;
   let settingsLoaded = false;
   let session: WorkspaceSession | undefined;
-  let sandboxKind: BootOptions["sandbox"] | undefined;
+  let remotePort: Remote<SandboxPort> | undefined;
   let remote: RemoteSandbox | undefined;
   let settings: Settings = { ...DEFAULT_SETTINGS };
   const listeners = new Map<number, (event: ToolEvent) => void>();
@@ -164,8 +165,8 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
     current: meta.id === session?.meta.id,
   });
   const newSandbox = async (): Promise<Sandbox> => {
-    if (sandboxKind?.kind === "remote") {
-      remote ??= await RemoteSandbox.connect(sandboxKind.port);
+    if (remotePort) {
+      remote ??= await RemoteSandbox.connect(remotePort);
       return remote;
     }
     return EmbeddedSandbox.create();
@@ -230,13 +231,14 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
   };
 
   const api: WorkerApi = {
-    async boot(options) {
+    async boot(options, port) {
       if (session) {
         await session.close();
         session = undefined;
       }
       const store = await openStore();
-      sandboxKind = options.sandbox;
+      if (options.sandbox === "remote" && !port) throw new Error("A remote sandbox needs its port.");
+      remotePort = options.sandbox === "remote" ? port : undefined;
       remote = undefined;
       const workspaces = await store.listWorkspaces();
       const wanted = await store.getSetting<string>("currentWorkspace");
