@@ -1,0 +1,421 @@
+/**
+ * Context search: where in a file does a hunk's old side sit? Lines are compared on a ladder of
+ * levels, strictest first; a level is only tried when the stricter ones found nothing.
+ */
+
+/** How strictly two lines were compared when a hunk was found. */
+export type MatchLevel = "exact" | "trailing_whitespace" | "whitespace" | "unicode";
+
+export const MATCH_LEVELS: readonly MatchLevel[] = ["exact", "trailing_whitespace", "whitespace", "unicode"];
+
+/** Typographic characters models put where the file has ASCII, and what they stand for. */
+const UNICODE_LOOKALIKES: readonly [RegExp, string][] = [
+  [/[\u2010-\u2015\u2212\u2043\ufe58\ufe63\uff0d]/gu, "-"],
+  [/[\u2018\u2019\u201a\u201b\u2032\u2035]/gu, "'"],
+  [/[\u201c\u201d\u201e\u201f\u2033\u2036\u00ab\u00bb]/gu, '"'],
+  [/[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/gu, " "],
+  [/[\u200b-\u200d\u2060\ufeff]/gu, ""],
+  [/\u2026/gu, "..."],
+];
+
+/** Replaces common Unicode punctuation and odd spaces by their ASCII forms (NFC first). */
+export function normalizeUnicode(line: string): string {
+  let out = line.normalize("NFC");
+  // Most lines are plain ASCII: skip the replacements for them.
+  if (!/[^\u0000-\u007f]/u.test(out)) return out;
+  for (const [pattern, replacement] of UNICODE_LOOKALIKES) out = out.replace(pattern, replacement);
+  return out;
+}
+
+/** A line as compared at `level`. */
+export function normalizeLine(line: string, level: MatchLevel): string {
+  switch (level) {
+    case "exact":
+      return line;
+    case "trailing_whitespace":
+      return line.trimEnd();
+    case "whitespace":
+      return line.trim();
+    case "unicode":
+      return normalizeUnicode(line).trim();
+  }
+}
+
+/** A file's lines with their normalized forms, computed once per level and only when asked for. */
+export class LineIndex {
+  readonly lines: readonly string[];
+  private readonly forms = new Map<MatchLevel, readonly string[]>();
+  private loose: Map<string, number[]> | undefined;
+
+  constructor(lines: readonly string[]) {
+    this.lines = lines;
+    this.forms.set("exact", lines);
+  }
+
+  get length(): number {
+    return this.lines.length;
+  }
+
+  at(level: MatchLevel): readonly string[] {
+    let form = this.forms.get(level);
+    if (!form) {
+      form = this.lines.map((line) => normalizeLine(line, level));
+      this.forms.set(level, form);
+    }
+    return form;
+  }
+
+  /** Line numbers (0-based) of each loosely normalized line, for the closest-lines search. */
+  looseOccurrences(): Map<string, number[]> {
+    if (!this.loose) {
+      this.loose = new Map();
+      const form = this.at("unicode");
+      for (let i = 0; i < form.length; i++) {
+        const key = collapseSpaces(form[i]!);
+        const list = this.loose.get(key);
+        if (list) list.push(i);
+        else this.loose.set(key, [i]);
+      }
+    }
+    return this.loose;
+  }
+}
+
+/** A range of old lines already taken by a hunk, [start, end) 0-based. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/** What to look for and where. */
+export interface LocateQuery {
+  /** The hunk's old side (context and removed lines), as written in the patch. */
+  sought: readonly string[];
+  /** 0-based line where the `@@` header puts it (after earlier hunks' offset): searched nearest first. */
+  expected?: number;
+  /** Envelope `@@ text` anchors, outermost first: the context is sought after them. */
+  anchors: readonly string[];
+  /** Where the previous hunk of the file ended: header-less hunks are sought from here on first. */
+  cursor: number;
+  /** The old side must end at the end of the file. */
+  atEndOfFile: boolean;
+  /** Lines earlier hunks of the file already took. */
+  claimed: readonly Span[];
+}
+
+export type Located =
+  | { found: true; position: number; level: MatchLevel }
+  | { found: false; reason: string; candidates: number[] };
+
+/** Finds where `query.sought` sits in the file, or says why it cannot be placed. */
+export function locate(index: LineIndex, query: LocateQuery): Located {
+  const n = index.length;
+  const m = query.sought.length;
+  if (m === 0) return locateInsertion(index, query);
+  if (query.atEndOfFile) {
+    const position = n - m;
+    if (position >= 0 && isFree(query.claimed, position, m)) {
+      for (const level of MATCH_LEVELS) {
+        if (matchesAt(index, normalizePattern(query.sought, level), position, level)) {
+          return { found: true, position, level };
+        }
+      }
+    }
+    return { found: false, reason: "the lines were not found at the end of the file", candidates: [] };
+  }
+  if (query.expected !== undefined) return locateNearest(index, query);
+  if (query.anchors.length > 0) {
+    const anchored = locateAfterAnchors(index, query);
+    if (anchored.found) return anchored;
+    const unanchored = locateUnique(index, query);
+    if (unanchored.found) return unanchored;
+    return unanchored.candidates.length > 0 ? unanchored : anchored;
+  }
+  return locateUnique(index, query);
+}
+
+/** A hunk with no old lines: it goes where its header, its anchors or the end of the file say. */
+function locateInsertion(index: LineIndex, query: LocateQuery): Located {
+  const n = index.length;
+  if (query.atEndOfFile) return { found: true, position: n, level: "exact" };
+  if (query.expected !== undefined) {
+    if (query.expected > n) {
+      return {
+        found: false,
+        reason: `the header inserts after line ${query.expected}, but the file has ${n} lines`,
+        candidates: [],
+      };
+    }
+    return { found: true, position: Math.max(0, query.expected), level: "exact" };
+  }
+  if (query.anchors.length > 0) {
+    const anchors = anchorPositions(index, query.anchors, query.cursor);
+    const first = anchors[0];
+    if (first === undefined) return anchorNotFound(query.anchors);
+    return { found: true, position: first.position + 1, level: first.level };
+  }
+  return { found: true, position: n, level: "exact" };
+}
+
+/** Nearest match to the expected line, trying after it before before it at each distance (as GNU patch). */
+function locateNearest(index: LineIndex, query: LocateQuery): Located {
+  const n = index.length;
+  const m = query.sought.length;
+  const last = n - m;
+  const expected = Math.min(Math.max(0, query.expected ?? 0), Math.max(0, last));
+  for (const level of MATCH_LEVELS) {
+    const pattern = normalizePattern(query.sought, level);
+    const reach = Math.max(expected, last - expected);
+    for (let distance = 0; distance <= reach; distance++) {
+      const after = expected + distance;
+      if (after <= last && isFree(query.claimed, after, m) && matchesAt(index, pattern, after, level)) {
+        return { found: true, position: after, level };
+      }
+      const before = expected - distance;
+      if (
+        distance > 0 &&
+        before >= 0 &&
+        isFree(query.claimed, before, m) &&
+        matchesAt(index, pattern, before, level)
+      ) {
+        return { found: true, position: before, level };
+      }
+    }
+  }
+  return { found: false, reason: "the lines were not found anywhere in the file", candidates: [] };
+}
+
+/**
+ * Without line numbers or anchors a match must be unique: first among the lines after the previous
+ * hunk, then (for hunks given out of order) among the lines before it.
+ */
+function locateUnique(index: LineIndex, query: LocateQuery): Located {
+  const n = index.length;
+  for (const level of MATCH_LEVELS) {
+    const pattern = normalizePattern(query.sought, level);
+    // The second range ends so that its last start is the line before the cursor.
+    for (const [from, to] of [
+      [query.cursor, n],
+      [0, query.cursor + pattern.length - 1],
+    ] as const) {
+      const hits = findAll(index, pattern, level, from, to).filter((position) =>
+        isFree(query.claimed, position, pattern.length),
+      );
+      if (hits.length === 1) return { found: true, position: hits[0]!, level };
+      if (hits.length > 1) {
+        return {
+          found: false,
+          reason: `the lines occur ${hits.length} times (at lines ${listLines(hits)}); add context lines or an @@ line naming the enclosing function or class so that only one place matches`,
+          candidates: hits,
+        };
+      }
+    }
+  }
+  return { found: false, reason: "the lines were not found anywhere in the file", candidates: [] };
+}
+
+/** With anchors: the first place after an occurrence of the anchors (nested in order) where the lines match. */
+function locateAfterAnchors(index: LineIndex, query: LocateQuery): Located {
+  const anchors = anchorPositions(index, query.anchors, query.cursor);
+  if (anchors.length === 0) return anchorNotFound(query.anchors);
+  const m = query.sought.length;
+  for (const anchor of anchors) {
+    for (const level of MATCH_LEVELS) {
+      const pattern = normalizePattern(query.sought, level);
+      // The context may begin with the anchor line itself, as models often repeat it.
+      for (let position = anchor.position; position + m <= index.length; position++) {
+        if (isFree(query.claimed, position, m) && matchesAt(index, pattern, position, level)) {
+          return { found: true, position, level };
+        }
+      }
+    }
+  }
+  return {
+    found: false,
+    reason: `the lines were not found after the @@ line ${JSON.stringify(query.anchors[query.anchors.length - 1])}`,
+    candidates: [],
+  };
+}
+
+function anchorNotFound(anchors: readonly string[]): Located {
+  const missing = anchors.map((anchor) => JSON.stringify(anchor)).join(" then ");
+  return { found: false, reason: `the @@ line ${missing} was not found in the file`, candidates: [] };
+}
+
+/** At most this many anchor occurrences are tried, so nested anchors cannot blow up. */
+const MAX_ANCHOR_CANDIDATES = 64;
+
+/**
+ * Positions of the last anchor over all ways the anchors occur in order, searched from `from`
+ * (then from the top of the file, for hunks given out of order).
+ */
+function anchorPositions(
+  index: LineIndex,
+  anchors: readonly string[],
+  from: number,
+): { position: number; level: MatchLevel }[] {
+  const found = anchorChain(index, anchors, from);
+  return found.length > 0 || from === 0 ? found : anchorChain(index, anchors, 0);
+}
+
+function anchorChain(
+  index: LineIndex,
+  anchors: readonly string[],
+  from: number,
+): { position: number; level: MatchLevel }[] {
+  const [first, ...rest] = anchors;
+  if (first === undefined) return [];
+  const out: { position: number; level: MatchLevel }[] = [];
+  for (const level of MATCH_LEVELS) {
+    const pattern = [normalizeLine(first, level)];
+    const hits = findAll(index, pattern, level, from, index.length);
+    if (hits.length === 0) continue;
+    for (const hit of hits) {
+      if (rest.length === 0) out.push({ position: hit, level });
+      else out.push(...anchorChain(index, rest, hit + 1));
+      if (out.length >= MAX_ANCHOR_CANDIDATES) return out;
+    }
+    return out;
+  }
+  return out;
+}
+
+function normalizePattern(lines: readonly string[], level: MatchLevel): string[] {
+  return lines.map((line) => normalizeLine(line, level));
+}
+
+function matchesAt(
+  index: LineIndex,
+  pattern: readonly string[],
+  position: number,
+  level: MatchLevel,
+): boolean {
+  const form = index.at(level);
+  if (position < 0 || position + pattern.length > form.length) return false;
+  for (let j = 0; j < pattern.length; j++) {
+    if (form[position + j] !== pattern[j]) return false;
+  }
+  return true;
+}
+
+function findAll(
+  index: LineIndex,
+  pattern: readonly string[],
+  level: MatchLevel,
+  from: number,
+  to: number,
+): number[] {
+  const hits: number[] = [];
+  const form = index.at(level);
+  const first = pattern[0];
+  const last = Math.min(to, form.length) - pattern.length;
+  for (let position = Math.max(0, from); position <= last; position++) {
+    if (form[position] === first && matchesAt(index, pattern, position, level)) hits.push(position);
+  }
+  return hits;
+}
+
+function isFree(claimed: readonly Span[], position: number, length: number): boolean {
+  for (const span of claimed) {
+    if (length === 0) {
+      if (position > span.start && position < span.end) return false;
+    } else if (position < span.end && position + length > span.start) {
+      return false;
+    }
+  }
+  return true;
+}
+
+function listLines(positions: readonly number[]): string {
+  const shown = positions.slice(0, 8).map((p) => String(p + 1));
+  return positions.length > 8 ? `${shown.join(", ")}, …` : shown.join(", ");
+}
+
+// ---- Closest lines, for the message of a hunk that does not apply ----
+
+function collapseSpaces(line: string): string {
+  return line.replace(/\s+/gu, " ");
+}
+
+/** Similarity of two lines in [0, 1]: Dice coefficient of their character bigrams. */
+export function lineSimilarity(a: string, b: string): number {
+  if (a === b) return 1;
+  if (a.length < 2 || b.length < 2) return 0;
+  const grams = new Map<string, number>();
+  for (let i = 0; i < a.length - 1; i++) {
+    const gram = a.slice(i, i + 2);
+    grams.set(gram, (grams.get(gram) ?? 0) + 1);
+  }
+  let shared = 0;
+  for (let i = 0; i < b.length - 1; i++) {
+    const gram = b.slice(i, i + 2);
+    const count = grams.get(gram) ?? 0;
+    if (count > 0) {
+      shared++;
+      grams.set(gram, count - 1);
+    }
+  }
+  return (2 * shared) / (a.length - 1 + (b.length - 1));
+}
+
+/** How many candidate places get the (slower) line-by-line similarity score. */
+const CLOSEST_SHORTLIST = 24;
+
+/**
+ * The place in the file that looks most like `sought`: candidates are voted for by lines that are
+ * equal once whitespace and Unicode punctuation are normalized, or (when none are) by lines similar
+ * to the first non-blank sought line; the best few are scored line by line. Ties go to the place
+ * nearest `around`. Null when nothing comes close.
+ */
+export function closestLines(
+  index: LineIndex,
+  sought: readonly string[],
+  around: number,
+): { line: number; lines: string[] } | null {
+  const n = index.length;
+  const m = sought.length;
+  if (n === 0 || m === 0) return null;
+  const loose = sought.map((line) => collapseSpaces(normalizeLine(line, "unicode")));
+  const votes = new Map<number, number>();
+  const occurrences = index.looseOccurrences();
+  for (let j = 0; j < m; j++) {
+    if (loose[j] === "") continue;
+    for (const i of occurrences.get(loose[j]!) ?? []) {
+      const start = clampStart(i - j, n, m);
+      votes.set(start, (votes.get(start) ?? 0) + 1);
+    }
+  }
+  if (votes.size === 0) {
+    const j = loose.findIndex((line) => line.length >= 2);
+    if (j === -1) return null;
+    const form = index.at("unicode");
+    for (let i = 0; i < n; i++) {
+      const similarity = lineSimilarity(collapseSpaces(form[i]!), loose[j]!);
+      if (similarity >= 0.5) votes.set(clampStart(i - j, n, m), similarity);
+    }
+  }
+  const shortlist = [...votes.entries()]
+    .sort((a, b) => b[1] - a[1] || Math.abs(a[0] - around) - Math.abs(b[0] - around))
+    .slice(0, CLOSEST_SHORTLIST);
+  let best: { start: number; score: number } | null = null;
+  const form = index.at("unicode");
+  for (const [start] of shortlist) {
+    let score = 0;
+    for (let j = 0; j < m && start + j < n; j++) {
+      score += lineSimilarity(collapseSpaces(form[start + j]!), loose[j]!);
+    }
+    if (
+      !best ||
+      score > best.score + 1e-9 ||
+      (Math.abs(score - best.score) <= 1e-9 && Math.abs(start - around) < Math.abs(best.start - around))
+    ) {
+      best = { start, score };
+    }
+  }
+  if (!best || best.score < 0.5) return null;
+  return { line: best.start + 1, lines: index.lines.slice(best.start, best.start + m) };
+}
+
+function clampStart(start: number, n: number, m: number): number {
+  return Math.max(0, Math.min(start, Math.max(0, n - m)));
+}
