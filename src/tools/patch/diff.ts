@@ -1,0 +1,120 @@
+import { formatPatch, type StructuredPatch, type StructuredPatchHunk, structuredPatch } from "diff";
+import type { Edit } from "./apply.ts";
+import { type FileLines, splitLines } from "./text.ts";
+import type { PlannedFile } from "./types.ts";
+
+/** Lines of context around each change, as git and GNU diff use. */
+const CONTEXT = 3;
+
+/**
+ * The hunks turning `before` into `after`. When the changed stretches are known (`edits`, from
+ * applying the patch) only the windows around them are diffed, which keeps a 200-hunk patch of a
+ * 20,000-line file fast; otherwise the whole texts are. One empty side needs no diff at all.
+ */
+export function diffHunks(before: string, after: string, edits?: readonly Edit[]): StructuredPatchHunk[] {
+  if (before === after) return [];
+  if (before === "" || after === "") return [wholeFileHunk(before === "" ? after : before, before === "")];
+  if (!edits) return structuredPatch("", "", before, after, undefined, undefined, { context: CONTEXT }).hunks;
+  const old = splitLines(before);
+  const now = splitLines(after);
+  const hunks: StructuredPatchHunk[] = [];
+  for (const window of windows(edits, old.lines.length)) {
+    const oldText = slice(old, window.oldStart, window.oldEnd);
+    const newText = slice(now, window.newStart, window.newEnd);
+    if (oldText === newText) continue;
+    const part =
+      oldText === "" || newText === ""
+        ? [wholeFileHunk(oldText === "" ? newText : oldText, oldText === "")]
+        : structuredPatch("", "", oldText, newText, undefined, undefined, { context: CONTEXT }).hunks;
+    for (const hunk of part) {
+      hunks.push({
+        ...hunk,
+        oldStart: hunk.oldStart + window.oldStart,
+        newStart: hunk.newStart + window.newStart,
+      });
+    }
+  }
+  return hunks;
+}
+
+/** The edits widened by the context on both sides, merged where they touch. */
+function windows(edits: readonly Edit[], oldLength: number): Edit[] {
+  const out: Edit[] = [];
+  for (const edit of [...edits].sort((a, b) => a.oldStart - b.oldStart)) {
+    const before = Math.min(CONTEXT, edit.oldStart);
+    const after = Math.min(CONTEXT, oldLength - edit.oldEnd);
+    const window = {
+      oldStart: edit.oldStart - before,
+      oldEnd: edit.oldEnd + after,
+      newStart: edit.newStart - before,
+      newEnd: edit.newEnd + after,
+    };
+    const last = out[out.length - 1];
+    if (last && window.oldStart <= last.oldEnd) {
+      last.oldEnd = Math.max(last.oldEnd, window.oldEnd);
+      last.newEnd = Math.max(last.newEnd, window.newEnd);
+    } else {
+      out.push(window);
+    }
+  }
+  return out;
+}
+
+function slice(file: FileLines, start: number, end: number): string {
+  const parts: string[] = [];
+  for (let i = start; i < end; i++) parts.push(file.lines[i]!, file.eols[i]!);
+  // The BOM belongs to the first line's text, as jsdiff would see it in the whole file.
+  if (start === 0 && end > 0 && file.bom) parts[0] = `\uFEFF${parts[0]}`;
+  return parts.join("");
+}
+
+/** A hunk adding (or removing) every line of `text`, written the way jsdiff writes its hunks. */
+function wholeFileHunk(text: string, added: boolean): StructuredPatchHunk {
+  const file = splitLines(text);
+  const sign = added ? "+" : "-";
+  const lines = file.lines.map(
+    (line, i) => `${sign}${i === 0 && file.bom ? "\uFEFF" : ""}${line}${file.eols[i] === "\r\n" ? "\r" : ""}`,
+  );
+  if (file.eols[file.eols.length - 1] === "") lines.push("\\ No newline at end of file");
+  const count = file.lines.length;
+  return added
+    ? { oldStart: 1, oldLines: 0, newStart: 1, newLines: count, lines }
+    : { oldStart: 1, oldLines: count, newStart: 1, newLines: 0, lines };
+}
+
+/**
+ * The plan's diff: one git-style section per changed file, a/ and b/ prefixes, `new file mode` /
+ * `deleted file mode` for creations and deletions, `rename from/to` when a file moved (its old
+ * path deleted). Applying it with `git apply` or `patch -p1` to the files before gives the files after.
+ */
+export function renderPlanDiff(
+  files: readonly PlannedFile[],
+  edits: ReadonlyMap<string, readonly Edit[]>,
+): string {
+  const renamedAway = new Set<string>();
+  for (const file of files) {
+    const source = file.movedFrom === undefined ? undefined : files.find((f) => f.path === file.movedFrom);
+    if (file.before === null && source?.after === null) renamedAway.add(source.path);
+  }
+  const sections: string[] = [];
+  for (const file of files) {
+    if (renamedAway.has(file.path)) continue;
+    const source = file.movedFrom === undefined ? undefined : files.find((f) => f.path === file.movedFrom);
+    const rename = file.before === null && source !== undefined && renamedAway.has(source.path);
+    const oldPath = rename ? source.path : file.path;
+    const before = rename ? source.before : file.before;
+    const patch: StructuredPatch = {
+      oldFileName: before === null ? "/dev/null" : `a/${oldPath}`,
+      newFileName: file.after === null ? "/dev/null" : `b/${file.path}`,
+      oldHeader: undefined,
+      newHeader: undefined,
+      hunks: diffHunks(before ?? "", file.after ?? "", edits.get(file.path)),
+      isGit: true,
+      ...(before === null ? { isCreate: true } : {}),
+      ...(file.after === null ? { isDelete: true } : {}),
+      ...(rename ? { isRename: true } : {}),
+    };
+    sections.push(formatPatch(patch));
+  }
+  return sections.join("");
+}
