@@ -1,0 +1,20 @@
+/**
+ * The patch engine shared by every dialect's patch tool: unified diffs, the apply_patch envelope
+ * and structured hunks are planned against a PatchSource (checked, never written), then committed
+ * all or nothing through the Sandbox.
+ */
+export { commitPatch } from "./commit.ts";
+export { planPatch } from "./plan.ts";
+export { sourceFromSandbox } from "./source.ts";
+export type {
+  HunkMatch,
+  HunkOutcome,
+  PatchPlan,
+  PatchRequest,
+  PatchSource,
+  PlannedFile,
+  RejectedHunk,
+  StructuredFilePatch,
+  StructuredHunk,
+  TextPatchFormat,
+} from "./types.ts";
