@@ -39,7 +39,9 @@ interface Placement {
  * output), then writes the result in one pass. Context lines keep the file's own text; removed
  * lines go; added lines take the file's line ending. Every hunk is tried, so all failures are reported.
  */
-export function applyHunks(file: FileLines, hunks: readonly ParsedHunk[]): AppliedHunks {
+export function applyHunks(file: FileLines, given: readonly ParsedHunk[]): AppliedHunks {
+  const { hunks, bom } = withoutBom(given, file);
+  if (bom) file = { ...file, bom };
   const index = new LineIndex(file.lines);
   const claimed: Span[] = [];
   const placements: Placement[] = [];
@@ -87,6 +89,23 @@ export function applyHunks(file: FileLines, hunks: readonly ParsedHunk[]): Appli
   if (rejected.length > 0)
     return { text: joinLines(file, endsWithNewline(file)), placed, rejected, edits: [] };
   return { ...writeResult(file, placements), placed, rejected };
+}
+
+/**
+ * A BOM is kept out of line texts (FileLines.bom holds it), but diffs carry it on their first line:
+ * strip it from hunk lines, and let a new file's first added line give the file its BOM.
+ */
+function withoutBom(hunks: readonly ParsedHunk[], file: FileLines): { hunks: ParsedHunk[]; bom: boolean } {
+  let bom = file.bom;
+  const cleaned = hunks.map((hunk, h) => ({
+    ...hunk,
+    lines: hunk.lines.map((line, k) => {
+      if (!line.text.startsWith("\uFEFF")) return line;
+      if (file.lines.length === 0 && h === 0 && k === 0 && line.kind === "+") bom = true;
+      return { ...line, text: line.text.slice(1) };
+    }),
+  }));
+  return { hunks: cleaned, bom };
 }
 
 function matchKind(level: MatchLevel, countsRepaired: boolean): HunkMatch {
@@ -198,7 +217,11 @@ function indentFix(file: FileLines, placement: Placement): (text: string) => str
     if (line.kind === "+") continue;
     const fileLine = file.lines[i++]!;
     if (line.text.trim() === "" || fileLine.trim() === "") continue;
-    const pair = indentShift(leadingSpace(fileLine), leadingSpace(line.text));
+    const fileIndent = leadingSpace(fileLine);
+    const patchIndent = leadingSpace(line.text);
+    // Lines at the margin on both sides cannot show a shift (a dedent stops at column 0).
+    if (fileIndent === "" && patchIndent === "") continue;
+    const pair = indentShift(fileIndent, patchIndent);
     if (pair === undefined || (shift !== undefined && shift !== pair)) return same;
     shift = pair;
   }

@@ -358,6 +358,9 @@ export function lineSimilarity(a: string, b: string): number {
   return (2 * shared) / (a.length - 1 + (b.length - 1));
 }
 
+/** Candidates scoring at least this share of the best are "about as alike"; the nearest of them wins. */
+const NEAR_BEST = 0.9;
+
 /** How many candidate places get the (slower) line-by-line similarity score. */
 const CLOSEST_SHORTLIST = 24;
 
@@ -391,28 +394,28 @@ export function closestLines(
     const form = index.at("unicode");
     for (let i = 0; i < n; i++) {
       const similarity = lineSimilarity(collapseSpaces(form[i]!), loose[j]!);
-      if (similarity >= 0.5) votes.set(clampStart(i - j, n, m), similarity);
+      if (similarity >= 0.4) votes.set(clampStart(i - j, n, m), similarity);
     }
   }
   const shortlist = [...votes.entries()]
     .sort((a, b) => b[1] - a[1] || Math.abs(a[0] - around) - Math.abs(b[0] - around))
     .slice(0, CLOSEST_SHORTLIST);
-  let best: { start: number; score: number } | null = null;
   const form = index.at("unicode");
-  for (const [start] of shortlist) {
+  const scored = shortlist.map(([start]) => {
     let score = 0;
     for (let j = 0; j < m && start + j < n; j++) {
       score += lineSimilarity(collapseSpaces(form[start + j]!), loose[j]!);
     }
-    if (
-      !best ||
-      score > best.score + 1e-9 ||
-      (Math.abs(score - best.score) <= 1e-9 && Math.abs(start - around) < Math.abs(best.start - around))
-    ) {
-      best = { start, score };
-    }
+    return { start, score };
+  });
+  const top = Math.max(0, ...scored.map((candidate) => candidate.score));
+  // Among places that look about as alike, the one nearest where the hunk was expected wins.
+  let best: { start: number; score: number } | null = null;
+  for (const candidate of scored) {
+    if (candidate.score < top * NEAR_BEST) continue;
+    if (!best || Math.abs(candidate.start - around) < Math.abs(best.start - around)) best = candidate;
   }
-  if (!best || best.score < 0.5) return null;
+  if (!best || best.score < 0.4) return null;
   return { line: best.start + 1, lines: index.lines.slice(best.start, best.start + m) };
 }
 

@@ -18,7 +18,10 @@ export function parsePatchText(
   const allowEnvelope = formats.includes("envelope");
   const lines = patchLines(text);
   const envelopeAt = allowEnvelope ? envelopeStart(lines) : -1;
-  const unifiedAt = allowUnified ? lines.findIndex((_, i) => startsFileSection(lines, i)) : -1;
+  // A stray @@ line counts too, so that a diff without file headers gets the unified parser's message.
+  const unifiedAt = allowUnified
+    ? lines.findIndex((line, i) => startsFileSection(lines, i) || line.startsWith("@@ -"))
+    : -1;
   const strip = options.strip === undefined ? {} : { strip: options.strip };
   if (envelopeAt !== -1 && (unifiedAt === -1 || envelopeAt < unifiedAt)) return parseEnvelope(text);
   if (unifiedAt !== -1) return parseUnified(text, strip);

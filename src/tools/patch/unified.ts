@@ -21,7 +21,8 @@ export function patchLines(text: string): string[] {
 
 /** True when the line starts a file section of a unified diff. */
 export function startsFileSection(lines: readonly string[], i: number): boolean {
-  const line = lines[i]!;
+  const line = lines[i];
+  if (line === undefined) return false;
   return (
     line.startsWith("diff --git ") || (line.startsWith("--- ") && (lines[i + 1] ?? "").startsWith("+++ "))
   );
@@ -64,7 +65,7 @@ export function parseHunkHeader(line: string, lineNumber: number): HunkHeader {
       heading: (numbered[5] ?? "").trim(),
     };
   }
-  if (/^\s*-\d/u.test(rest)) {
+  if (/^\s*-\S*\s+\+/u.test(rest)) {
     throw parseError(lineNumber, "a hunk header like '@@ -12,7 +12,8 @@'", line);
   }
   // Text after a number-less @@ is used as an anchor, as in the envelope ("@@ def foo():").

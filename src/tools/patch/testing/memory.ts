@@ -88,7 +88,7 @@ export class MemorySandbox implements Sandbox {
     const out: Record<string, string> = {};
     for (const [path, node] of [...this.nodes.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
       if (node.type === "file" && path.startsWith(`${ROOT}/`)) {
-        out[path.slice(ROOT.length + 1)] = new TextDecoder().decode(node.data);
+        out[path.slice(ROOT.length + 1)] = new TextDecoder("utf-8", { ignoreBOM: true }).decode(node.data);
       }
     }
     return out;
@@ -111,7 +111,9 @@ export class MemorySandbox implements Sandbox {
       const node = this.nodes.get(current);
       const last = i === parts.length - 1;
       if (node?.type === "symlink" && (!last || followLast)) {
-        const target = node.target.startsWith("/") ? node.target : `${current.slice(0, current.lastIndexOf("/"))}/${node.target}`;
+        const target = node.target.startsWith("/")
+          ? node.target
+          : `${current.slice(0, current.lastIndexOf("/"))}/${node.target}`;
         return this.resolve([target, ...parts.slice(i + 1)].join("/"), followLast, depth + 1);
       }
       if (!last && node && node.type !== "directory") throw new SandboxError("ENOTDIR", path);
@@ -136,7 +138,8 @@ export class MemorySandbox implements Sandbox {
   async writeFile(path: string, data: Uint8Array | string): Promise<void> {
     const real = this.resolve(path, true);
     this.log.push(`write ${real}`);
-    if (this.failWrites.has(real)) throw new SandboxError("EIO", real, `EIO: injected failure writing ${real}`);
+    if (this.failWrites.has(real))
+      throw new SandboxError("EIO", real, `EIO: injected failure writing ${real}`);
     this.parentMustExist(real);
     if (this.nodes.get(real)?.type === "directory") throw new SandboxError("EISDIR", real);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data.slice();
@@ -150,7 +153,9 @@ export class MemorySandbox implements Sandbox {
     if (node.type !== "directory") throw new SandboxError("ENOTDIR", path);
     const prefix = real === "/" ? "/" : `${real}/`;
     return [...this.nodes.entries()]
-      .filter(([child]) => child.startsWith(prefix) && !child.slice(prefix.length).includes("/") && child !== real)
+      .filter(
+        ([child]) => child.startsWith(prefix) && !child.slice(prefix.length).includes("/") && child !== real,
+      )
       .map(([child, entry]) => ({ name: child.slice(prefix.length), type: entry.type }))
       .sort((a, b) => (a.name < b.name ? -1 : 1));
   }
@@ -239,7 +244,8 @@ export class MemorySandbox implements Sandbox {
         .map(([path, node]) => {
           const relative = path.slice(ROOT.length + 1);
           if (node.type === "file") return { path: relative, type: "file" as const, data: node.data.slice() };
-          if (node.type === "symlink") return { path: relative, type: "symlink" as const, target: node.target };
+          if (node.type === "symlink")
+            return { path: relative, type: "symlink" as const, target: node.target };
           return { path: relative, type: "directory" as const };
         }),
     };
@@ -249,7 +255,8 @@ export class MemorySandbox implements Sandbox {
     for (const path of [...this.nodes.keys()]) if (path.startsWith(`${ROOT}/`)) this.nodes.delete(path);
     for (const entry of snapshot.entries) {
       const path = `${ROOT}/${entry.path}`;
-      if (entry.type === "file") this.nodes.set(path, { type: "file", data: entry.data.slice(), mode: 0o644 });
+      if (entry.type === "file")
+        this.nodes.set(path, { type: "file", data: entry.data.slice(), mode: 0o644 });
       else if (entry.type === "symlink") this.nodes.set(path, { type: "symlink", target: entry.target });
       else this.nodes.set(path, { type: "directory", mode: 0o755 });
     }
