@@ -1,5 +1,5 @@
 import { closestLines, LineIndex, type Located, locate, type MatchLevel, type Span } from "./locate.ts";
-import { endsWithNewline, type FileLines, joinLines } from "./text.ts";
+import { endsWithNewline, type FileLines, joinLines, sealLines } from "./text.ts";
 import type { HunkLine, HunkMatch, ParsedHunk, RejectedHunk } from "./types.ts";
 
 /** A changed stretch: old lines [oldStart, oldEnd) became new lines [newStart, newEnd), 0-based. */
@@ -18,12 +18,22 @@ export interface PlacedHunk {
   match: HunkMatch;
 }
 
-/** The outcome of applying one file's hunks: the new text when every hunk applied. */
+/**
+ * What changed, for the plan's diff: the lines before and after and the stretches that differ,
+ * so the diff need neither split the texts again nor search the unchanged stretches.
+ */
+export interface DiffHint {
+  before: FileLines;
+  after: FileLines;
+  edits: Edit[];
+}
+
+/** The outcome of applying one file's hunks: the new text (and how it was made) when every hunk applied. */
 export interface AppliedHunks {
   text: string;
   placed: PlacedHunk[];
   rejected: Omit<RejectedHunk, "file">[];
-  edits: Edit[];
+  hint?: DiffHint;
 }
 
 interface Placement {
@@ -86,9 +96,9 @@ export function applyHunks(file: FileLines, given: readonly ParsedHunk[]): Appli
       match: matchKind(level, hunk.countsRepaired),
     });
   });
-  if (rejected.length > 0)
-    return { text: joinLines(file, endsWithNewline(file)), placed, rejected, edits: [] };
-  return { ...writeResult(file, placements), placed, rejected };
+  if (rejected.length > 0) return { text: joinLines(file, endsWithNewline(file)), placed, rejected };
+  const { text, after, edits } = writeResult(file, placements);
+  return { text, placed, rejected, hint: { before: file, after, edits } };
 }
 
 /**
@@ -161,7 +171,10 @@ function withoutBlankEdges(lines: readonly HunkLine[]): HunkLine[][] {
   return variants.filter((variant) => oldSide(variant).length > 0);
 }
 
-function writeResult(file: FileLines, placements: Placement[]): { text: string; edits: Edit[] } {
+function writeResult(
+  file: FileLines,
+  placements: Placement[],
+): { text: string; after: FileLines; edits: Edit[] } {
   placements.sort((a, b) => a.position - b.position || a.hunkIndex - b.hunkIndex);
   const lines: string[] = [];
   const eols: string[] = [];
@@ -200,7 +213,8 @@ function writeResult(file: FileLines, placements: Placement[]): { text: string; 
     lines.push(file.lines[next]!);
     eols.push(file.eols[next]!);
   }
-  return { text: joinLines({ lines, eols, eol: file.eol, bom: file.bom }, finalNewline), edits };
+  const after = sealLines({ lines, eols, eol: file.eol, bom: file.bom }, finalNewline);
+  return { text: joinLines(after, finalNewline), after, edits };
 }
 
 /**

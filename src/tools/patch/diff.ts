@@ -1,5 +1,5 @@
 import { formatPatch, type StructuredPatch, type StructuredPatchHunk, structuredPatch } from "diff";
-import type { Edit } from "./apply.ts";
+import type { DiffHint, Edit } from "./apply.ts";
 import { type FileLines, splitLines } from "./text.ts";
 import type { PlannedFile } from "./types.ts";
 
@@ -7,18 +7,17 @@ import type { PlannedFile } from "./types.ts";
 const CONTEXT = 3;
 
 /**
- * The hunks turning `before` into `after`. When the changed stretches are known (`edits`, from
+ * The hunks turning `before` into `after`. When the changed stretches are known (a hint from
  * applying the patch) only the windows around them are diffed, which keeps a 200-hunk patch of a
  * 20,000-line file fast; otherwise the whole texts are. One empty side needs no diff at all.
  */
-export function diffHunks(before: string, after: string, edits?: readonly Edit[]): StructuredPatchHunk[] {
+export function diffHunks(before: string, after: string, hint?: DiffHint): StructuredPatchHunk[] {
   if (before === after) return [];
   if (before === "" || after === "") return [wholeFileHunk(before === "" ? after : before, before === "")];
-  if (!edits) return structuredPatch("", "", before, after, undefined, undefined, { context: CONTEXT }).hunks;
-  const old = splitLines(before);
-  const now = splitLines(after);
+  if (!hint) return structuredPatch("", "", before, after, undefined, undefined, { context: CONTEXT }).hunks;
+  const { before: old, after: now } = hint;
   const hunks: StructuredPatchHunk[] = [];
-  for (const window of windows(edits, old.lines.length)) {
+  for (const window of windows(hint.edits, old.lines.length)) {
     const oldText = slice(old, window.oldStart, window.oldEnd);
     const newText = slice(now, window.newStart, window.newEnd);
     if (oldText === newText) continue;
@@ -87,10 +86,7 @@ function wholeFileHunk(text: string, added: boolean): StructuredPatchHunk {
  * `deleted file mode` for creations and deletions, `rename from/to` when a file moved (its old
  * path deleted). Applying it with `git apply` or `patch -p1` to the files before gives the files after.
  */
-export function renderPlanDiff(
-  files: readonly PlannedFile[],
-  edits: ReadonlyMap<string, readonly Edit[]>,
-): string {
+export function renderPlanDiff(files: readonly PlannedFile[], hints: ReadonlyMap<string, DiffHint>): string {
   const renamedAway = new Set<string>();
   for (const file of files) {
     const source = file.movedFrom === undefined ? undefined : files.find((f) => f.path === file.movedFrom);
@@ -108,7 +104,7 @@ export function renderPlanDiff(
       newFileName: file.after === null ? "/dev/null" : `b/${file.path}`,
       oldHeader: undefined,
       newHeader: undefined,
-      hunks: diffHunks(before ?? "", file.after ?? "", edits.get(file.path)),
+      hunks: diffHunks(before ?? "", file.after ?? "", hints.get(file.path)),
       isGit: true,
       ...(before === null ? { isCreate: true } : {}),
       ...(file.after === null ? { isDelete: true } : {}),

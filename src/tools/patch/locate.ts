@@ -45,6 +45,8 @@ export function normalizeLine(line: string, level: MatchLevel): string {
 export class LineIndex {
   readonly lines: readonly string[];
   private readonly forms = new Map<MatchLevel, readonly string[]>();
+  private readonly positions = new Map<MatchLevel, Map<string, number[]>>();
+  private scans = 0;
   private loose: Map<string, number[]> | undefined;
 
   constructor(lines: readonly string[]) {
@@ -63,6 +65,26 @@ export class LineIndex {
       this.forms.set(level, form);
     }
     return form;
+  }
+
+  /**
+   * Where the normalized `line` occurs (0-based, ascending), or undefined while scanning is cheaper:
+   * the map is built on the 4th search of a level, so one-hunk patches never pay for it.
+   */
+  occurrences(level: MatchLevel, line: string): readonly number[] | undefined {
+    let map = this.positions.get(level);
+    if (!map) {
+      if (++this.scans <= 3) return undefined;
+      map = new Map();
+      const form = this.at(level);
+      for (let i = 0; i < form.length; i++) {
+        const list = map.get(form[i]!);
+        if (list) list.push(i);
+        else map.set(form[i]!, [i]);
+      }
+      this.positions.set(level, map);
+    }
+    return map.get(line) ?? [];
   }
 
   /** Line numbers (0-based) of each loosely normalized line, for the closest-lines search. */
@@ -149,10 +171,9 @@ function locateInsertion(index: LineIndex, query: LocateQuery): Located {
     return { found: true, position: Math.max(0, query.expected), level: "exact" };
   }
   if (query.anchors.length > 0) {
-    const anchors = anchorPositions(index, query.anchors, query.cursor);
-    const first = anchors[0];
-    if (first === undefined) return anchorNotFound(query.anchors);
-    return { found: true, position: first.position + 1, level: first.level };
+    const first = anchorPositions(index, query.anchors, query.cursor).next();
+    if (first.done) return anchorNotFound(query.anchors);
+    return { found: true, position: first.value.position + 1, level: first.value.level };
   }
   return { found: true, position: n, level: "exact" };
 }
@@ -216,10 +237,10 @@ function locateUnique(index: LineIndex, query: LocateQuery): Located {
 
 /** With anchors: the first place after an occurrence of the anchors (nested in order) where the lines match. */
 function locateAfterAnchors(index: LineIndex, query: LocateQuery): Located {
-  const anchors = anchorPositions(index, query.anchors, query.cursor);
-  if (anchors.length === 0) return anchorNotFound(query.anchors);
   const m = query.sought.length;
-  for (const anchor of anchors) {
+  let anyAnchor = false;
+  for (const anchor of anchorPositions(index, query.anchors, query.cursor)) {
+    anyAnchor = true;
     for (const level of MATCH_LEVELS) {
       const pattern = normalizePattern(query.sought, level);
       // The context may begin with the anchor line itself, as models often repeat it.
@@ -230,6 +251,7 @@ function locateAfterAnchors(index: LineIndex, query: LocateQuery): Located {
       }
     }
   }
+  if (!anyAnchor) return anchorNotFound(query.anchors);
   return {
     found: false,
     reason: `the lines were not found after the @@ line ${JSON.stringify(query.anchors[query.anchors.length - 1])}`,
@@ -246,38 +268,45 @@ function anchorNotFound(anchors: readonly string[]): Located {
 const MAX_ANCHOR_CANDIDATES = 64;
 
 /**
- * Positions of the last anchor over all ways the anchors occur in order, searched from `from`
- * (then from the top of the file, for hunks given out of order).
+ * Positions of the last anchor over the ways the anchors occur in order, searched from `from`
+ * (then from the top of the file, for hunks given out of order), nearest first and lazily: the
+ * common case only looks at the lines up to the first occurrence.
  */
-function anchorPositions(
+function* anchorPositions(
   index: LineIndex,
   anchors: readonly string[],
   from: number,
-): { position: number; level: MatchLevel }[] {
-  const found = anchorChain(index, anchors, from);
-  return found.length > 0 || from === 0 ? found : anchorChain(index, anchors, 0);
+): Generator<{ position: number; level: MatchLevel }> {
+  let count = 0;
+  for (const start of from === 0 ? [0] : [from, 0]) {
+    for (const occurrence of anchorChain(index, anchors, start)) {
+      yield occurrence;
+      if (++count >= MAX_ANCHOR_CANDIDATES) return;
+    }
+    if (count > 0) return;
+  }
 }
 
-function anchorChain(
+/** Each anchor is matched on the ladder: a level is tried only when the stricter ones found it nowhere. */
+function* anchorChain(
   index: LineIndex,
   anchors: readonly string[],
   from: number,
-): { position: number; level: MatchLevel }[] {
+): Generator<{ position: number; level: MatchLevel }> {
   const [first, ...rest] = anchors;
-  if (first === undefined) return [];
-  const out: { position: number; level: MatchLevel }[] = [];
+  if (first === undefined) return;
   for (const level of MATCH_LEVELS) {
-    const pattern = [normalizeLine(first, level)];
-    const hits = findAll(index, pattern, level, from, index.length);
-    if (hits.length === 0) continue;
-    for (const hit of hits) {
-      if (rest.length === 0) out.push({ position: hit, level });
-      else out.push(...anchorChain(index, rest, hit + 1));
-      if (out.length >= MAX_ANCHOR_CANDIDATES) return out;
+    const form = index.at(level);
+    const target = normalizeLine(first, level);
+    let seen = false;
+    for (let i = Math.max(0, from); i < form.length; i++) {
+      if (form[i] !== target) continue;
+      seen = true;
+      if (rest.length === 0) yield { position: i, level };
+      else yield* anchorChain(index, rest, i + 1);
     }
-    return out;
+    if (seen) return;
   }
-  return out;
 }
 
 function normalizePattern(lines: readonly string[], level: MatchLevel): string[] {
@@ -307,9 +336,18 @@ function findAll(
 ): number[] {
   const hits: number[] = [];
   const form = index.at(level);
-  const first = pattern[0];
+  const first = pattern[0]!;
+  const start = Math.max(0, from);
   const last = Math.min(to, form.length) - pattern.length;
-  for (let position = Math.max(0, from); position <= last; position++) {
+  const known = index.occurrences(level, first);
+  if (known) {
+    for (const position of known) {
+      if (position >= start && position <= last && matchesAt(index, pattern, position, level))
+        hits.push(position);
+    }
+    return hits;
+  }
+  for (let position = start; position <= last; position++) {
     if (form[position] === first && matchesAt(index, pattern, position, level)) hits.push(position);
   }
   return hits;

@@ -1,6 +1,6 @@
 import { ToolFailure } from "../../core/errors.ts";
 import type { WorkspacePath } from "../../core/workspace-path.ts";
-import { type AppliedHunks, applyHunks, type Edit, oldSide } from "./apply.ts";
+import { type AppliedHunks, applyHunks, type DiffHint, oldSide } from "./apply.ts";
 import { renderPlanDiff } from "./diff.ts";
 import { alreadyExists, fileNotFound, hunkFailure } from "./failures.ts";
 import { normalizeFileHash, sha256Hex } from "./hash.ts";
@@ -66,9 +66,9 @@ interface Entry {
   before: string | null;
   current: string | null;
   movedFrom?: string;
-  /** How many operations changed it; the diff can reuse `edits` only when exactly one did. */
+  /** How many operations changed it; the diff can reuse `hint` only when exactly one did. */
   changes: number;
-  edits?: Edit[];
+  hint?: DiffHint | undefined;
 }
 
 class Planner {
@@ -160,7 +160,7 @@ class Planner {
         );
       }
       const result = this.apply(name, "", op.hunks);
-      if (result) this.set(entry, result.text, result.edits);
+      if (result) this.set(entry, result.text, result.hint);
       return;
     }
     if (entry.current === null) {
@@ -194,8 +194,8 @@ class Planner {
       return;
     }
     const pristine = entry.changes === 0;
-    const result =
-      op.hunks.length > 0 ? this.apply(name, entry.current, op.hunks) : { text: entry.current, edits: [] };
+    const result: { text: string; hint?: DiffHint | undefined } | undefined =
+      op.hunks.length > 0 ? this.apply(name, entry.current, op.hunks) : { text: entry.current };
     if (!result) return;
     if (destination && destination !== entry) {
       if (destination.current !== null) {
@@ -207,11 +207,11 @@ class Planner {
       destination.current = result.text;
       destination.movedFrom = name;
       destination.changes++;
-      destination.edits = pristine && destination.changes === 1 ? result.edits : undefined;
+      destination.hint = pristine && destination.changes === 1 ? result.hint : undefined;
       if (!op.copy) this.set(entry, null);
       return;
     }
-    this.set(entry, result.text, result.edits);
+    this.set(entry, result.text, result.hint);
   }
 
   async structured(path: string, hunks: Parameters<typeof applyStructuredHunks>[1]): Promise<void> {
@@ -221,7 +221,7 @@ class Planner {
       throw fileNotFound(name, "Structured hunks change existing files; create new files with a file write.");
     }
     const result = this.record(name, applyStructuredHunks(splitLines(entry.current), hunks));
-    if (result) this.set(entry, result.text, result.edits);
+    if (result) this.set(entry, result.text, result.hint);
   }
 
   private apply(name: string, text: string, hunks: FileOperation["hunks"]): AppliedHunks | undefined {
@@ -234,24 +234,24 @@ class Planner {
     return result.rejected.length > 0 ? undefined : result;
   }
 
-  private set(entry: Entry, text: string | null, edits?: Edit[]): void {
+  private set(entry: Entry, text: string | null, hint?: DiffHint): void {
     entry.current = text;
     entry.changes++;
-    entry.edits = entry.changes === 1 ? edits : undefined;
+    entry.hint = entry.changes === 1 ? hint : undefined;
   }
 
   finish(format: PatchPlan["format"]): PatchPlan {
     if (this.rejected.length > 0) throw hunkFailure(this.rejected);
     const files: PlannedFile[] = [];
-    const edits = new Map<string, readonly Edit[]>();
+    const hints = new Map<string, DiffHint>();
     for (const entry of this.entries.values()) {
       if (entry.current === entry.before && entry.movedFrom === undefined) continue;
       const file: PlannedFile = { path: entry.path.relative, before: entry.before, after: entry.current };
       if (entry.movedFrom !== undefined) file.movedFrom = entry.movedFrom;
       files.push(file);
-      if (entry.edits) edits.set(file.path, entry.edits);
+      if (entry.hint) hints.set(file.path, entry.hint);
     }
-    return { format, files, hunks: this.outcomes, diff: renderPlanDiff(files, edits) };
+    return { format, files, hunks: this.outcomes, diff: renderPlanDiff(files, hints) };
   }
 }
 

@@ -1,6 +1,6 @@
 import { ToolFailure } from "../../core/errors.ts";
 import type { AppliedHunks, Edit, PlacedHunk } from "./apply.ts";
-import { endsWithNewline, type FileLines, joinLines } from "./text.ts";
+import { endsWithNewline, type FileLines, joinLines, sealLines } from "./text.ts";
 import type { RejectedHunk, StructuredFilePatch, StructuredHunk } from "./types.ts";
 
 /**
@@ -117,8 +117,7 @@ export function applyStructuredHunks(file: FileLines, hunks: readonly Structured
   const placed: PlacedHunk[] = hunks
     .map((hunk, i) => ({ hunk: i + 1, line: hunk.start, offset: 0, match: "exact" as const }))
     .filter((outcome) => !rejected.some((r) => r.hunk === outcome.hunk));
-  if (rejected.length > 0)
-    return { text: joinLines(file, endsWithNewline(file)), placed, rejected, edits: [] };
+  if (rejected.length > 0) return { text: joinLines(file, endsWithNewline(file)), placed, rejected };
 
   const lines: string[] = [];
   const eols: string[] = [];
@@ -141,8 +140,9 @@ export function applyStructuredHunks(file: FileLines, hunks: readonly Structured
     lines.push(file.lines[next]!);
     eols.push(file.eols[next]!);
   }
-  const text = joinLines({ lines, eols, eol: file.eol, bom: file.bom }, endsWithNewline(file));
-  return { text, placed, rejected, edits };
+  const finalNewline = endsWithNewline(file);
+  const after = sealLines({ lines, eols, eol: file.eol, bom: file.bom }, finalNewline);
+  return { text: joinLines(after, finalNewline), placed, rejected, hint: { before: file, after, edits } };
 }
 
 function rangeProblem(hunk: StructuredHunk, n: number): string | undefined {
