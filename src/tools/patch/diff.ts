@@ -8,40 +8,88 @@ const CONTEXT = 3;
 
 /**
  * The hunks turning `before` into `after`. When the changed stretches are known (a hint from
- * applying the patch) only the windows around them are diffed, which keeps a 200-hunk patch of a
+ * applying the patch) only windows around them are diffed, which keeps a 200-hunk patch of a
  * 20,000-line file fast; otherwise the whole texts are. One empty side needs no diff at all.
  */
 export function diffHunks(before: string, after: string, hint?: DiffHint): StructuredPatchHunk[] {
   if (before === after) return [];
   if (before === "" || after === "") return [wholeFileHunk(before === "" ? after : before, before === "")];
-  if (!hint) return structuredPatch("", "", before, after, undefined, undefined, { context: CONTEXT }).hunks;
-  const { before: old, after: now } = hint;
-  const hunks: StructuredPatchHunk[] = [];
-  for (const window of windows(hint.edits, old.lines.length)) {
-    const oldText = slice(old, window.oldStart, window.oldEnd);
-    const newText = slice(now, window.newStart, window.newEnd);
-    if (oldText === newText) continue;
-    const part =
-      oldText === "" || newText === ""
-        ? [wholeFileHunk(oldText === "" ? newText : oldText, oldText === "")]
-        : structuredPatch("", "", oldText, newText, undefined, undefined, { context: CONTEXT }).hunks;
-    for (const hunk of part) {
-      hunks.push({
-        ...hunk,
-        oldStart: hunk.oldStart + window.oldStart,
-        newStart: hunk.newStart + window.newStart,
-      });
-    }
-  }
-  return hunks;
+  const windowed = hint && windowedHunks(hint);
+  return windowed ?? structuredPatch("", "", before, after, undefined, undefined, { context: CONTEXT }).hunks;
 }
 
-/** The edits widened by the context on both sides, merged where they touch. */
-function windows(edits: readonly Edit[], oldLength: number): Edit[] {
+/** Margins tried around the edits; past the last one the whole files are diffed instead. */
+const MARGINS = [CONTEXT, 4 * CONTEXT, 16 * CONTEXT, 64 * CONTEXT];
+
+/**
+ * Diffs each window (edits widened by a margin, merged where they meet). Among repeated lines the
+ * diff may slide a change towards a window's edge, leaving it short of context; then the next,
+ * wider margin is tried. Undefined when even the widest falls short.
+ */
+export function windowedHunks(
+  hint: DiffHint,
+  margins: readonly number[] = MARGINS,
+): StructuredPatchHunk[] | undefined {
+  const { before: old, after: now, edits } = hint;
+  for (const margin of margins) {
+    const hunks: StructuredPatchHunk[] = [];
+    let short = false;
+    for (const window of windows(edits, old.lines.length, margin)) {
+      const oldText = slice(old, window.oldStart, window.oldEnd);
+      const newText = slice(now, window.newStart, window.newEnd);
+      if (oldText === newText) continue;
+      const part = structuredPatch("", "", oldText, newText, undefined, undefined, {
+        context: CONTEXT,
+      }).hunks;
+      const first = part[0];
+      const last = part[part.length - 1];
+      if (first && window.oldStart > 0 && first.oldStart === 1 && leadingContext(first) < CONTEXT)
+        short = true;
+      if (
+        last &&
+        window.oldEnd < old.lines.length &&
+        last.oldStart - 1 + last.oldLines === window.oldEnd - window.oldStart &&
+        trailingContext(last) < CONTEXT
+      ) {
+        short = true;
+      }
+      if (short) break;
+      for (const hunk of part) {
+        hunks.push({
+          ...hunk,
+          oldStart: hunk.oldStart + window.oldStart,
+          newStart: hunk.newStart + window.newStart,
+        });
+      }
+    }
+    if (!short) return hunks;
+  }
+  return undefined;
+}
+
+function leadingContext(hunk: StructuredPatchHunk): number {
+  let count = 0;
+  while (count < hunk.lines.length && hunk.lines[count]!.startsWith(" ")) count++;
+  return count;
+}
+
+function trailingContext(hunk: StructuredPatchHunk): number {
+  let count = 0;
+  for (let i = hunk.lines.length - 1; i >= 0; i--) {
+    const line = hunk.lines[i]!;
+    if (line.startsWith("\\")) continue;
+    if (!line.startsWith(" ")) break;
+    count++;
+  }
+  return count;
+}
+
+/** The edits widened by `margin` unchanged lines on both sides, merged where they meet. */
+function windows(edits: readonly Edit[], oldLength: number, margin: number): Edit[] {
   const out: Edit[] = [];
   for (const edit of [...edits].sort((a, b) => a.oldStart - b.oldStart)) {
-    const before = Math.min(CONTEXT, edit.oldStart);
-    const after = Math.min(CONTEXT, oldLength - edit.oldEnd);
+    const before = Math.min(margin, edit.oldStart);
+    const after = Math.min(margin, oldLength - edit.oldEnd);
     const window = {
       oldStart: edit.oldStart - before,
       oldEnd: edit.oldEnd + after,
