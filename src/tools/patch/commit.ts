@@ -57,10 +57,13 @@ async function readIfPresent(sandbox: Sandbox, path: string): Promise<Uint8Array
 }
 
 function sameText(bytes: Uint8Array | null, text: string | null): boolean {
-  if (bytes === null || text === null) return bytes === null && text === null;
-  const expected = encodeText(text);
-  if (expected.length !== bytes.length) return false;
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] !== expected[i]) return false;
+  return sameBytes(bytes, text === null ? null : encodeText(text));
+}
+
+function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  if (a === null || b === null) return a === null && b === null;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 
@@ -108,6 +111,8 @@ async function rollBack(
   for (const path of [...touched].reverse()) {
     const original = saved.get(path) ?? null;
     try {
+      // The step that failed may have left its file as it was: nothing to restore then.
+      if (sameBytes(await readIfPresent(sandbox, path), original)) continue;
       if (original === null) await sandbox.rm(path, { force: true });
       else {
         await makeParents(sandbox, base, path, []);

@@ -156,6 +156,20 @@ describe("renderPlanDiff", () => {
     expect(diff).toContain("new file mode 100644\n--- /dev/null\n+++ b/copy.txt\n@@ -0,0 +1,1 @@\n+x\n");
   });
 
+  it("gives an empty file's creation and deletion the index line GNU patch needs", () => {
+    const diff = renderPlanDiff(
+      [
+        { path: "new", before: null, after: "" },
+        { path: "old", before: "", after: null },
+      ],
+      new Map(),
+    );
+    expect(diff).toBe(
+      "diff --git a/new b/new\nnew file mode 100644\nindex 0000000..e69de29\n" +
+        "diff --git a/old b/old\ndeleted file mode 100644\nindex e69de29..0000000\n",
+    );
+  });
+
   it("is empty when nothing changes", () => {
     expect(renderPlanDiff([], new Map())).toBe("");
   });

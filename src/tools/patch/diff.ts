@@ -3,6 +3,9 @@ import type { DiffHint, Edit } from "./apply.ts";
 import { type FileLines, splitLines } from "./text.ts";
 import type { PlannedFile } from "./types.ts";
 
+/** Git's abbreviated hash of the empty blob. */
+const EMPTY_BLOB = "e69de29";
+
 /** Lines of context around each change, as git and GNU diff use. */
 const CONTEXT = 3;
 
@@ -158,7 +161,13 @@ export function renderPlanDiff(files: readonly PlannedFile[], hints: ReadonlyMap
       ...(file.after === null ? { isDelete: true } : {}),
       ...(rename ? { isRename: true } : {}),
     };
-    sections.push(formatPatch(patch));
+    let section = formatPatch(patch);
+    // An empty file's creation or deletion has no hunk; GNU patch needs the index line to read it right.
+    if (patch.hunks.length === 0 && (before === null || file.after === null)) {
+      const index = before === null ? `index 0000000..${EMPTY_BLOB}` : `index ${EMPTY_BLOB}..0000000`;
+      section = section.replace(/^(new|deleted) file mode 100644\n/mu, `$&${index}\n`);
+    }
+    sections.push(section);
   }
   return sections.join("");
 }
