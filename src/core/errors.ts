@@ -15,6 +15,7 @@ export type FailureCode =
   | "directory_not_empty"
   | "recursive_required"
   | "binary_file"
+  | "invalid_pattern"
   | "limit_exceeded"
   | "timeout"
   | "approval_denied"

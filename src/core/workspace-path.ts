@@ -49,7 +49,11 @@ export function normalizeWorkspacePath(input: unknown, workspaceRoot: string, pa
     throw pathEscape(input, `longer than ${MAX_PATH_LENGTH} characters`, param);
   if (input.includes("\0")) throw pathEscape(input, "it contains a NUL byte", param);
   // Control characters are never part of a real path an agent means; they hide other tricks.
-  if (/[\u0001-\u001f\u007f]/u.test(input)) throw pathEscape(input, "it contains control characters", param);
+  if (/[\u0001-\u001f\u007f\u202a-\u202e\u2066-\u2069]/u.test(input)) {
+    throw pathEscape(input, "it contains control or text-direction characters", param);
+  }
+  if (/%(?:c0|c1|e0%[89]|f0%8)/iu.test(input))
+    throw pathEscape(input, "it uses an overlong UTF-8 percent-encoding", param);
   const decoded = percentDecode(input);
   if (
     decoded !== input &&
@@ -112,6 +116,16 @@ export async function resolveWorkspacePath(
       type = (await sandbox.lstat(`${root}/${prefix}`)).type;
     } catch (error) {
       if (isSandboxError(error, "ENOENT") || isSandboxError(error, "ENOTDIR")) break;
+      if (isSandboxError(error, "ELOOP")) {
+        throw new ToolFailure(
+          "symlink_blocked",
+          `${param} ${JSON.stringify(original)} runs into a symlink loop.`,
+          {
+            path: original,
+            symlink: prefix,
+          },
+        );
+      }
       throw error;
     }
     if (type !== "symlink") continue;
@@ -143,8 +157,9 @@ export async function resolveWorkspacePath(
       );
     }
     const inside = resolved === root ? [] : resolved.slice(root.length + 1).split("/");
+    // Walk again from the top: the target may itself run through symlinks.
     segments = [...inside, ...segments.slice(i + 1)];
-    i = inside.length - 1;
+    i = -1;
   }
   const finalRelative = segments.join("/");
   return { absolute: finalRelative === "" ? root : `${root}/${finalRelative}`, relative: finalRelative };

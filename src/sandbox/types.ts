@@ -77,6 +77,13 @@ export interface WorkspaceSnapshot {
   entries: SnapshotEntry[];
 }
 
+/** One workspace path a change touched: its entry before and after (null: absent). */
+export interface WorkspaceChange {
+  path: string;
+  before: SnapshotEntry | null;
+  after: SnapshotEntry | null;
+}
+
 export type BackendKind = "embedded" | "webcontainer";
 
 export interface SandboxCapabilities {
@@ -115,6 +122,13 @@ export interface Sandbox {
   snapshot(): Promise<WorkspaceSnapshot>;
   /** Replaces the workspace folder's contents with the snapshot's. */
   restore(snapshot: WorkspaceSnapshot): Promise<void>;
+
+  /**
+   * Starts recording which workspace paths change; the returned function stops and reports them
+   * with their entries before and after. Optional: without it, callers diff two snapshots
+   * (recordBySnapshots), which costs a full read of the workspace twice.
+   */
+  recordChanges?(): Promise<() => Promise<WorkspaceChange[]>>;
 
   dispose(): Promise<void>;
 }

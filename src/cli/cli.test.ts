@@ -1,0 +1,264 @@
+import { spawn } from "node:child_process";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
+
+function toolroom(args: string[], stdin = ""): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, args, { stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+function workspace(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "toolroom-cli-"));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+const lines = (calls: unknown[]) => `${calls.map((call) => JSON.stringify(call)).join("\n")}\n`;
+const parse = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line));
+
+describe("toolroom batch", () => {
+  it("answers every line in order with the profile's envelope, and exits 0 even when tools fail", async () => {
+    const dir = workspace({ "src/utils.py": "def add(a, b):\n    return a - b\n" });
+    const { code, stdout } = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "agentbench"],
+      lines([
+        { tool: "list_files", params: {}, request_id: "a" },
+        { tool: "read_file", params: { path: "missing.py" }, request_id: "b" },
+        { tool: "read_file", params: { path: "src/utils.py", start_line: 2 }, request_id: "c" },
+      ]),
+    );
+    expect(code).toBe(0);
+    const out = parse(stdout);
+    expect(out.map((envelope) => [envelope.request_id, envelope.status])).toEqual([
+      ["a", "success"],
+      ["b", "error"],
+      ["c", "success"],
+    ]);
+    expect(out[0].data.files).toEqual(["src/utils.py"]);
+    expect(out[1].error.error_type).toBe("file_not_found");
+    expect(out[2].data.content).toBe("    return a - b");
+  });
+
+  it("answers a malformed line with an error envelope and goes on", async () => {
+    const dir = workspace({ "a.txt": "x\n" });
+    const { code, stdout } = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "agentbench"],
+      `{"tool": "list_files", "params": {}, "request_id": "1"}\nthis is not json\n{"params": {}}\n\n{"tool":"read_file","params":{"path":"a.txt"},"request_id":"4"}\n`,
+    );
+    expect(code).toBe(0);
+    const out = parse(stdout);
+    expect(out).toHaveLength(4);
+    expect(out[1].error.error_type).toBe("invalid_params");
+    expect(out[1].error.message).toContain("Line 2 is not valid JSON");
+    expect(out[2].error.message).toContain('needs a "tool"');
+    expect(out[3].data.content).toBe("x");
+  });
+
+  it("leaves the folder alone without --write-back", async () => {
+    const dir = workspace({ "a.txt": "original\n" });
+    await toolroom(
+      ["batch", "--workspace", dir, "--profile", "agentbench"],
+      lines([
+        { tool: "run", params: { command: "echo changed > a.txt; echo new > b.txt" }, request_id: "1" },
+      ]),
+    );
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("original\n");
+    expect(existsSync(join(dir, "b.txt"))).toBe(false);
+  });
+
+  it("writes changes, new folders and deletions back with --write-back", async () => {
+    const dir = workspace({
+      "keep.txt": "keep\n",
+      "gone.txt": "bye\n",
+      "old/inner.txt": "x\n",
+      "edit.txt": "v1\n",
+    });
+    const { code } = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "agentbench", "--write-back"],
+      lines([
+        {
+          tool: "run",
+          params: {
+            command:
+              "rm gone.txt; rm -r old; mkdir -p new/deep; echo hi > new/deep/file.txt; echo v2 > edit.txt",
+          },
+          request_id: "1",
+        },
+      ]),
+    );
+    expect(code).toBe(0);
+    expect(readFileSync(join(dir, "keep.txt"), "utf8")).toBe("keep\n");
+    expect(readFileSync(join(dir, "edit.txt"), "utf8")).toBe("v2\n");
+    expect(readFileSync(join(dir, "new/deep/file.txt"), "utf8")).toBe("hi\n");
+    expect(existsSync(join(dir, "gone.txt"))).toBe(false);
+    expect(existsSync(join(dir, "old"))).toBe(false);
+  });
+
+  it("never writes through a symlink on disk and never creates one that points outside", async () => {
+    const outside = workspace({ "secret.txt": "do not touch\n" });
+    const dir = workspace({ "a.txt": "a\n" });
+    symlinkSync(join(outside, "secret.txt"), join(dir, "link.txt"));
+    const { stderr } = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "agentbench", "--write-back"],
+      lines([
+        {
+          tool: "run",
+          params: { command: "rm link.txt; echo mine > link.txt; ln -s /etc/passwd evil" },
+          request_id: "1",
+        },
+      ]),
+    );
+    expect(readFileSync(join(outside, "secret.txt"), "utf8")).toBe("do not touch\n");
+    expect(lstatSync(join(dir, "link.txt")).isSymbolicLink()).toBe(false);
+    expect(readFileSync(join(dir, "link.txt"), "utf8")).toBe("mine\n");
+    expect(existsSync(join(dir, "evil"))).toBe(false);
+    expect(stderr).toContain("points outside the workspace");
+  });
+
+  it("keeps a symlink that stays inside the workspace", async () => {
+    const dir = workspace({ "target.txt": "t\n" });
+    await toolroom(
+      ["batch", "--workspace", dir, "--profile", "agentbench", "--write-back"],
+      lines([{ tool: "run", params: { command: "ln -s target.txt inside" }, request_id: "1" }]),
+    );
+    expect(readlinkSync(join(dir, "inside"))).toBe("target.txt");
+  });
+
+  it("writes events.jsonl and artifacts", async () => {
+    const dir = workspace({ "a.txt": "x\n" });
+    const run = mkdtempSync(join(tmpdir(), "toolroom-run-"));
+    await toolroom(
+      [
+        "batch",
+        "--workspace",
+        dir,
+        "--profile",
+        "agentbench",
+        "--events",
+        join(run, "events.jsonl"),
+        "--artifacts",
+        run,
+      ],
+      lines([
+        { tool: "read_file", params: { path: "a.txt" }, request_id: "1" },
+        { tool: "run", params: { command: "echo out; echo err >&2" }, request_id: "2" },
+      ]),
+    );
+    const events = readFileSync(join(run, "events.jsonl"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(events.map((event) => event.type)).toEqual([
+      "tool_call_started",
+      "tool_call_finished",
+      "tool_call_started",
+      "tool_call_finished",
+    ]);
+    expect(events[0]).toMatchObject({
+      seq: 1,
+      request_id: "1",
+      tool: "read_file",
+      params: { path: "a.txt" },
+    });
+    expect(events[3]).toMatchObject({ request_id: "2", status: "success" });
+    expect(readFileSync(join(run, "logs/tool_step_0002_stdout.txt"), "utf8")).toBe("out\n");
+    expect(readFileSync(join(run, "logs/tool_step_0002_stderr.txt"), "utf8")).toBe("err\n");
+  });
+
+  it("covers each agentbench tool's error types through the command line", async () => {
+    const dir = workspace({ "a.txt": "hello\n" });
+    writeFileSync(join(dir, "bin.dat"), Buffer.from([0, 1, 2, 3]));
+    symlinkSync("a.txt", join(dir, "link"));
+    const { stdout } = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "agentbench"],
+      lines([
+        { tool: "list_files", params: { root: "../" }, request_id: "escape" },
+        { tool: "list_files", params: { root: "link" }, request_id: "symlink" },
+        { tool: "read_file", params: { path: "nope" }, request_id: "missing" },
+        { tool: "read_file", params: { path: "bin.dat" }, request_id: "binary" },
+        { tool: "search", params: { query: "[", is_regex: true }, request_id: "regex" },
+        { tool: "run", params: { command: "exit 3" }, request_id: "exit" },
+        { tool: "run", params: { command: "sleep 5", timeout_sec: 1 }, request_id: "timeout" },
+      ]),
+    );
+    const byId = Object.fromEntries(parse(stdout).map((envelope) => [envelope.request_id, envelope]));
+    expect(byId.escape?.error?.error_type, JSON.stringify(byId.escape)).toBe("path_escape");
+    expect(byId.symlink?.error?.error_type, JSON.stringify(byId.symlink)).toBe("symlink_blocked");
+    expect(byId.missing?.error?.error_type, JSON.stringify(byId.missing)).toBe("file_not_found");
+    expect(byId.binary?.error?.error_type, JSON.stringify(byId.binary)).toBe("binary_file");
+    expect(byId.regex?.error?.error_type, JSON.stringify(byId.regex)).toBe("ripgrep_error");
+    expect(byId.exit?.error?.error_type, JSON.stringify(byId.exit)).toBe("abnormal_exit");
+    expect(byId.exit.exit_code).toBe(3);
+    expect(byId.timeout?.error?.error_type, JSON.stringify(byId.timeout)).toBe("timeout");
+  });
+
+  it("refuses bad usage with exit code 2", async () => {
+    expect((await toolroom(["batch", "--profile", "agentbench"])).code).toBe(2);
+    expect((await toolroom(["batch", "--workspace", "/tmp", "--profile", "nope"])).code).toBe(2);
+    const unknown = await toolroom(["frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+});
+
+describe("toolroom schemas", () => {
+  it("prints each format", async () => {
+    const json = JSON.parse(
+      (await toolroom(["schemas", "--profile", "agentbench", "--format", "jsonschema"])).stdout,
+    );
+    expect(json.map((tool: { name: string }) => tool.name)).toEqual(
+      expect.arrayContaining(["list_files", "read_file", "search", "run"]),
+    );
+    const openai = JSON.parse(
+      (await toolroom(["schemas", "--profile", "agentbench", "--format", "openai"])).stdout,
+    );
+    expect(openai[0]).toMatchObject({ type: "function", function: { name: "list_files" } });
+    expect(openai[0].function.parameters.properties.root.default).toBe(".");
+    const anthropic = JSON.parse(
+      (await toolroom(["schemas", "--profile", "agentbench", "--format", "anthropic"])).stdout,
+    );
+    expect(anthropic[1]).toMatchObject({ name: "read_file", input_schema: { required: ["path"] } });
+    const mcp = JSON.parse(
+      (await toolroom(["schemas", "--profile", "agentbench", "--format", "mcp"])).stdout,
+    );
+    expect(mcp[0]).toMatchObject({ name: "list_files", annotations: { readOnlyHint: true } });
+  });
+
+  it("refuses an unknown format", async () => {
+    const result = await toolroom(["schemas", "--profile", "agentbench", "--format", "xml"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--format must be one of");
+  });
+});

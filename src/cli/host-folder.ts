@@ -1,0 +1,97 @@
+import { lstat, mkdir, readdir, readFile, readlink, rm, symlink, unlink, writeFile } from "node:fs/promises";
+import { join, sep } from "node:path";
+import type { FileChange } from "../core/checkpoints.ts";
+import type { SnapshotEntry, WorkspaceSnapshot } from "../sandbox/types.ts";
+
+/** Reads a folder on disk into snapshot entries, never following symlinks (they are kept as symlinks). */
+export async function readHostFolder(folder: string): Promise<WorkspaceSnapshot> {
+  const entries: SnapshotEntry[] = [];
+  const walk = async (relative: string): Promise<void> => {
+    const names = (await readdir(relative === "" ? folder : join(folder, relative))).sort();
+    for (const name of names) {
+      const path = relative === "" ? name : `${relative}/${name}`;
+      const full = join(folder, ...path.split("/"));
+      const stat = await lstat(full);
+      if (stat.isSymbolicLink()) entries.push({ path, type: "symlink", target: await readlink(full) });
+      else if (stat.isDirectory()) {
+        entries.push({ path, type: "directory" });
+        await walk(path);
+      } else if (stat.isFile()) {
+        entries.push({
+          path,
+          type: "file",
+          data: new Uint8Array(await readFile(full)),
+          mode: stat.mode & 0o777,
+        });
+      }
+    }
+  };
+  await walk("");
+  return { entries };
+}
+
+/** Whether a symlink's target, read from its own folder, stays inside the workspace. */
+function targetStaysInside(path: string, target: string): boolean {
+  if (target.startsWith("/")) return false;
+  const parts = path.split("/").slice(0, -1);
+  for (const segment of target.split("/")) {
+    if (segment === "..") {
+      if (parts.length === 0) return false;
+      parts.pop();
+    } else if (segment !== "." && segment !== "") parts.push(segment);
+  }
+  return true;
+}
+
+/**
+ * Applies the workspace's changes to the folder on disk: deletions deepest first, then folders,
+ * files and symlinks shallowest first. Never writes through a symlink on disk, never creates a
+ * symlink that points outside the folder. Returns warnings for what it skipped.
+ */
+export async function writeBackChanges(folder: string, changes: FileChange[]): Promise<string[]> {
+  const warnings: string[] = [];
+  const depth = (path: string) => path.split("/").length;
+  const hostPath = (path: string) => join(folder, ...path.split("/"));
+  const ensureRealParents = async (path: string): Promise<boolean> => {
+    let current = folder;
+    for (const segment of path.split("/").slice(0, -1)) {
+      current = `${current}${sep}${segment}`;
+      const stat = await lstat(current).catch(() => null);
+      if (!stat) await mkdir(current);
+      else if (!stat.isDirectory() || stat.isSymbolicLink()) {
+        warnings.push(`skipped ${path}: ${segment} on disk is not a real folder`);
+        return false;
+      }
+    }
+    return true;
+  };
+
+  for (const change of [...changes].sort((a, b) => depth(b.path) - depth(a.path))) {
+    const replaced =
+      change.before !== null && change.after !== null && change.before.type !== change.after.type;
+    if (change.after === null || replaced) {
+      if (await ensureRealParents(change.path))
+        await rm(hostPath(change.path), { recursive: true, force: true });
+    }
+  }
+  for (const change of [...changes].sort((a, b) => depth(a.path) - depth(b.path))) {
+    const entry = change.after;
+    if (!entry || !(await ensureRealParents(change.path))) continue;
+    const full = hostPath(change.path);
+    if (entry.type === "directory") {
+      await mkdir(full, { recursive: true });
+    } else if (entry.type === "symlink") {
+      if (!targetStaysInside(change.path, entry.target)) {
+        warnings.push(`skipped symlink ${change.path} -> ${entry.target}: it points outside the workspace`);
+        continue;
+      }
+      await unlink(full).catch(() => undefined);
+      await symlink(entry.target, full);
+    } else {
+      const existing = await lstat(full).catch(() => null);
+      if (existing?.isSymbolicLink()) await unlink(full);
+      await writeFile(full, entry.data);
+    }
+  }
+  return warnings;
+}

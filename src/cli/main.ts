@@ -1,0 +1,127 @@
+import { parseArgs } from "node:util";
+import { providerSchemas, SCHEMA_FORMATS, type SchemaFormat } from "../core/provider-schemas.ts";
+import { findProfile, PROFILES } from "../profiles/index.ts";
+import { runBatch } from "./batch.ts";
+
+const USAGE = `toolroom — the Toolroom tool runtime on the embedded sandbox
+
+Usage:
+  toolroom batch --workspace DIR --profile NAME [--write-back] [--events FILE] [--artifacts DIR]
+                 [--approve auto|deny] [--allow-net URL_PREFIX ...]
+      Reads JSONL tool calls on stdin ({"tool", "params", "request_id"}, or the profile's own
+      call shape) and writes one JSONL envelope per call on stdout, in order. DIR is loaded into
+      the embedded sandbox; with --write-back the workspace is written back at the end
+      (deletions included). Exits 0 when every line was answered, even if tools returned errors.
+
+  toolroom schemas --profile NAME --format ${SCHEMA_FORMATS.join("|")}
+      Prints the profile's tool schemas as JSON.
+
+Profiles: ${PROFILES.map((profile) => profile.name).join(", ")}
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case "batch":
+        return await batchCommand(rest);
+      case "schemas":
+        return schemasCommand(rest);
+      case undefined:
+      case "help":
+      case "--help":
+      case "-h":
+        process.stdout.write(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        return usageError(`unknown command "${command}"`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError) return usageError(error.message);
+    throw error;
+  }
+}
+
+class UsageError extends Error {}
+
+function usageError(message: string): number {
+  process.stderr.write(`toolroom: ${message}\n\n${USAGE}`);
+  return 2;
+}
+
+/** Runs parseArgs, turning its errors into usage errors. */
+function parsing<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+const HELP = { help: { type: "boolean", short: "h" } } as const;
+
+function requireProfile(name: unknown) {
+  if (typeof name !== "string") throw new UsageError("--profile is required");
+  const profile = findProfile(name);
+  if (!profile)
+    throw new UsageError(`unknown profile "${name}" (profiles: ${PROFILES.map((p) => p.name).join(", ")})`);
+  return profile;
+}
+
+async function batchCommand(args: string[]): Promise<number> {
+  const { values } = parsing(() =>
+    parseArgs({
+      args,
+      strict: true,
+      options: {
+        ...HELP,
+        workspace: { type: "string" },
+        profile: { type: "string" },
+        "write-back": { type: "boolean", default: false },
+        events: { type: "string" },
+        artifacts: { type: "string" },
+        approve: { type: "string", default: "auto" },
+        "allow-net": { type: "string", multiple: true },
+      },
+    }),
+  );
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const profile = requireProfile(values.profile);
+  if (typeof values.workspace !== "string") throw new UsageError("--workspace is required");
+  if (values.approve !== "auto" && values.approve !== "deny")
+    throw new UsageError("--approve must be auto or deny");
+  return runBatch({
+    workspace: values.workspace,
+    profile,
+    writeBack: values["write-back"] === true,
+    events: values.events,
+    artifacts: values.artifacts,
+    approve: values.approve,
+    networkAllowList: values["allow-net"] ?? [],
+    input: process.stdin,
+    output: process.stdout,
+  });
+}
+
+function schemasCommand(args: string[]): number {
+  const { values } = parsing(() =>
+    parseArgs({
+      args,
+      strict: true,
+      options: { ...HELP, profile: { type: "string" }, format: { type: "string", default: "jsonschema" } },
+    }),
+  );
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const profile = requireProfile(values.profile);
+  const format = values.format as SchemaFormat;
+  if (!SCHEMA_FORMATS.includes(format))
+    throw new UsageError(`--format must be one of ${SCHEMA_FORMATS.join(", ")}`);
+  process.stdout.write(`${JSON.stringify(providerSchemas(profile, format), null, 2)}\n`);
+  return 0;
+}

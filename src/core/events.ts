@@ -1,0 +1,77 @@
+/**
+ * One line of events.jsonl: a superset of the AgentBench events. The event log is the single
+ * source for the UI's log pane, for session export and for replay.
+ */
+export interface ToolEvent {
+  seq: number;
+  ts: string;
+  session: string;
+  type: EventType;
+  request_id?: string;
+  tool?: string;
+  params?: unknown;
+  status?: "success" | "error";
+  duration_sec?: number;
+  data?: Record<string, unknown>;
+}
+
+export type EventType =
+  | "session_started"
+  | "tool_call_started"
+  | "tool_call_finished"
+  | "approval_requested"
+  | "approval_granted"
+  | "approval_denied"
+  | "file_changed"
+  | "PATCH_APPLIED"
+  | "checkpoint_restored"
+  | "plan_updated"
+  | "agent_message"
+  | "agent_error";
+
+export type EventListener = (event: ToolEvent) => void;
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/** Append-only, numbered, observable. */
+export class EventLog {
+  readonly session: string;
+  private readonly clock: Clock;
+  private readonly events: ToolEvent[] = [];
+  private readonly listeners = new Set<EventListener>();
+
+  constructor(session: string, clock: Clock = systemClock) {
+    this.session = session;
+    this.clock = clock;
+  }
+
+  emit(type: EventType, fields: Omit<ToolEvent, "seq" | "ts" | "session" | "type"> = {}): ToolEvent {
+    const event: ToolEvent = {
+      seq: this.events.length + 1,
+      ts: this.clock.now().toISOString(),
+      session: this.session,
+      type,
+      ...fields,
+    };
+    this.events.push(event);
+    for (const listener of this.listeners) listener(event);
+    return event;
+  }
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  all(): readonly ToolEvent[] {
+    return this.events;
+  }
+
+  toJsonl(): string {
+    return this.events.map((event) => `${JSON.stringify(event)}\n`).join("");
+  }
+}

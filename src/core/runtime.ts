@@ -1,0 +1,420 @@
+import { recordBySnapshots } from "../sandbox/snapshot.ts";
+import type { Sandbox } from "../sandbox/types.ts";
+import { type ArtifactStore, MemoryArtifacts } from "./artifacts.ts";
+import { type Checkpoint, changeKind, type FileChange, rewind } from "./checkpoints.ts";
+import { asToolFailure, ToolFailure } from "./errors.ts";
+import { type Clock, EventLog, systemClock, type ToolEvent } from "./events.ts";
+import type {
+  ApprovalMode,
+  CallInfo,
+  FetchLike,
+  Profile,
+  RuntimeSettings,
+  ToolCall,
+  ToolContext,
+  ToolKind,
+  ToolSpec,
+} from "./profile.ts";
+import { validateParams } from "./schema.ts";
+import { serviceRegistry } from "./tool-context.ts";
+import { normalizeWorkspacePath, resolveWorkspacePath } from "./workspace-path.ts";
+
+export type ApprovalDecision = "allow" | "allow_always" | "deny";
+
+export interface ApprovalRequest {
+  profile: string;
+  tool: string;
+  kind: ToolKind;
+  requestId: string;
+  params: Record<string, unknown>;
+}
+
+/** Answers approval prompts: the UI asks the person, the CLI and tests answer by policy. */
+export type Approver = (request: ApprovalRequest) => Promise<ApprovalDecision>;
+
+/** A check before approval (teacher's controls, read-only paths); throws a ToolFailure to refuse. */
+export type Guard = (call: {
+  profile: string;
+  tool: ToolSpec;
+  params: Record<string, unknown>;
+}) => void | Promise<void>;
+
+/** A check on what a call changed (read-only paths); throws a ToolFailure to undo and refuse it. */
+export type ChangeGuard = (call: {
+  profile: string;
+  tool: ToolSpec;
+  changes: FileChange[];
+}) => void | Promise<void>;
+
+export interface RuntimeOptions {
+  sandbox: Sandbox;
+  profiles: Profile[];
+  session?: string;
+  clock?: Clock;
+  artifacts?: ArtifactStore;
+  approver?: Approver;
+  /** Per-profile, per-tool approval modes that override the profile's defaults. */
+  approvalOverrides?: Record<string, Record<string, ApprovalMode>>;
+  fetch?: FetchLike;
+  settings?: Partial<RuntimeSettings>;
+  /** Record before/after of each mutating call (file_changed events, checkpoints). Default true. */
+  trackChanges?: boolean;
+  /** Awaited after each mutating call and before its envelope is returned: nothing acknowledged is lost. */
+  persist?: () => Promise<void>;
+  /** Extra time past a tool's deadline before the runtime itself gives up on it. */
+  deadlineGraceMs?: number;
+}
+
+/** Everything about one finished call, for the UI and replay; `envelope` is what the dialect returns. */
+export interface CallOutcome {
+  envelope: unknown;
+  status: "success" | "error";
+  step: number;
+  requestId: string;
+  tool: string;
+  durationSec: number;
+  data?: unknown;
+  failure?: { code: string; message: string; details?: Record<string, unknown> };
+  changes: FileChange[];
+}
+
+/**
+ * The pipeline every call goes through, for every dialect:
+ * validate → guard → approve → run with deadline → (the profile truncates) → record.
+ * Calls run one at a time, in the order they arrive, so step numbers and artifacts are stable.
+ */
+export class Runtime {
+  readonly sandbox: Sandbox;
+  readonly events: EventLog;
+  readonly artifacts: ArtifactStore;
+  readonly settings: RuntimeSettings;
+  readonly guards: Guard[] = [];
+  /** Checks what a mutating call changed; a ToolFailure thrown here undoes the call's changes. */
+  readonly changeGuards: ChangeGuard[] = [];
+  readonly checkpoints: Checkpoint[] = [];
+  private readonly profiles = new Map<string, Profile>();
+  private readonly clock: Clock;
+  private readonly approver: Approver | undefined;
+  private readonly approvalOverrides: Record<string, Record<string, ApprovalMode>>;
+  private readonly fetch: FetchLike | undefined;
+  private readonly trackChanges: boolean;
+  private readonly persist: (() => Promise<void>) | undefined;
+  private readonly graceMs: number;
+  private readonly services = serviceRegistry();
+  private step = 0;
+  private queue: Promise<unknown> = Promise.resolve();
+  private nextRequest = 1;
+
+  constructor(options: RuntimeOptions) {
+    this.sandbox = options.sandbox;
+    for (const profile of options.profiles) this.profiles.set(profile.name, profile);
+    this.clock = options.clock ?? systemClock;
+    this.events = new EventLog(options.session ?? randomId(), this.clock);
+    this.artifacts = options.artifacts ?? new MemoryArtifacts();
+    this.approver = options.approver;
+    this.approvalOverrides = structuredClone(options.approvalOverrides ?? {});
+    this.fetch = options.fetch;
+    this.settings = { networkAllowList: [], ...options.settings };
+    this.trackChanges = options.trackChanges ?? true;
+    this.persist = options.persist;
+    this.graceMs = options.deadlineGraceMs ?? 1000;
+  }
+
+  profile(name: string): Profile {
+    const profile = this.profiles.get(name);
+    if (!profile) {
+      throw new ToolFailure(
+        "unknown_tool",
+        `Unknown profile "${name}". Profiles: ${[...this.profiles.keys()].join(", ")}.`,
+      );
+    }
+    return profile;
+  }
+
+  listProfiles(): Profile[] {
+    return [...this.profiles.values()];
+  }
+
+  /** Calls a tool and returns the dialect's envelope. */
+  async call(profileName: string, call: ToolCall): Promise<unknown> {
+    return (await this.invoke(profileName, call)).envelope;
+  }
+
+  /** Calls a tool and returns the envelope with everything the UI and replay want to know. */
+  invoke(profileName: string, call: ToolCall): Promise<CallOutcome> {
+    const result = this.queue.then(() => this.run(profileName, call));
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Sets how a tool's approval is decided from now on ("always allow" lands here). */
+  setApproval(profile: string, tool: string, mode: ApprovalMode): void {
+    this.approvalOverrides[profile] = { ...this.approvalOverrides[profile], [tool]: mode };
+  }
+
+  approvalMode(profile: Profile, tool: ToolSpec): ApprovalMode {
+    if (tool.kind === "read") return "auto";
+    return this.approvalOverrides[profile.name]?.[tool.name] ?? profile.approval[tool.kind];
+  }
+
+  subscribe(listener: (event: ToolEvent) => void): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  /**
+   * Puts the workspace back as it was just before call `step` (and every later call), itself as
+   * a checkpoint, so the restore can be undone by restoring to before it.
+   */
+  restoreBefore(step: number): Promise<Checkpoint> {
+    const result = this.queue.then(async () => {
+      const later = this.checkpoints.filter((checkpoint) => checkpoint.step >= step);
+      const finish = await this.recordChanges();
+      await rewind(this.sandbox, later);
+      const changes = await finish();
+      const checkpoint: Checkpoint = {
+        step: ++this.step,
+        requestId: `restore-${step}`,
+        tool: "restore",
+        changes,
+      };
+      this.checkpoints.push(checkpoint);
+      this.events.emit("checkpoint_restored", {
+        data: { before_step: step, step: checkpoint.step, files: changes.map((change) => change.path) },
+      });
+      this.emitChanges(checkpoint.requestId, "restore", changes);
+      await this.persist?.();
+      return checkpoint;
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async run(profileName: string, raw: ToolCall): Promise<CallOutcome> {
+    const step = ++this.step;
+    const requestId = raw.request_id ?? `req-${this.nextRequest++}`;
+    const startedAt = this.clock.now();
+    const started = performance.now();
+    const rawParams = (raw.params ?? {}) as Record<string, unknown>;
+    this.events.emit("tool_call_started", { request_id: requestId, tool: raw.tool, params: rawParams });
+
+    let profile: Profile | undefined;
+    let info: CallInfo = {
+      requestId,
+      tool: raw.tool,
+      params: rawParams,
+      step,
+      startedAt,
+      endedAt: startedAt,
+    };
+    let changes: FileChange[] = [];
+    try {
+      profile = this.profile(profileName);
+      const tool = profile.tools.find((candidate) => candidate.name === raw.tool);
+      if (!tool) {
+        throw new ToolFailure(
+          "unknown_tool",
+          `Unknown tool "${raw.tool}" in the ${profile.name} profile. Tools: ${profile.tools.map((t) => t.name).join(", ")}.`,
+        );
+      }
+      const params = validateParams(tool.inputSchema, rawParams);
+      info = { ...info, params };
+      for (const name of tool.pathParams ?? []) {
+        if (typeof params[name] === "string")
+          normalizeWorkspacePath(params[name], this.sandbox.workspaceRoot, name);
+      }
+      for (const guard of this.guards) await guard({ profile: profile.name, tool, params });
+      await this.approve(profile, tool, requestId, params);
+
+      const recordsChanges = tool.kind !== "read" && (this.trackChanges || this.changeGuards.length > 0);
+      const finishRecording = recordsChanges ? await this.recordChanges() : null;
+      let data: unknown;
+      let failure: ToolFailure | undefined;
+      try {
+        data = await this.runWithDeadline(profile, tool, params, requestId, step);
+      } catch (error) {
+        failure = asToolFailure(error);
+      }
+      if (finishRecording) {
+        changes = await finishRecording();
+        const refusal = await this.checkChanges(profile.name, tool, changes);
+        if (refusal) {
+          // A change no guard could foresee (a shell command, a patch) is undone, then refused.
+          await rewind(this.sandbox, [{ step, requestId, tool: tool.name, changes }]);
+          changes = [];
+          failure = refusal;
+        }
+        if (changes.length > 0) {
+          this.checkpoints.push({ step, requestId, tool: tool.name, changes });
+          this.emitChanges(requestId, tool.name, changes);
+          await this.persist?.();
+        }
+      }
+      if (failure) throw failure;
+      info = { ...info, endedAt: this.clock.now() };
+      const envelope = profile.envelope.success(info, data);
+      return this.finish(info, started, { envelope, status: "success", data, changes });
+    } catch (error) {
+      const failure = asToolFailure(error);
+      info = { ...info, endedAt: this.clock.now() };
+      const envelope = profile
+        ? profile.envelope.failure(info, failure)
+        : { status: "error", error: { error_type: failure.code, message: failure.message } };
+      return this.finish(info, started, {
+        envelope,
+        status: "error",
+        failure: {
+          code: failure.code,
+          message: failure.message,
+          ...(failure.details ? { details: failure.details } : {}),
+        },
+        changes,
+      });
+    }
+  }
+
+  private async checkChanges(
+    profile: string,
+    tool: ToolSpec,
+    changes: FileChange[],
+  ): Promise<ToolFailure | undefined> {
+    try {
+      for (const guard of this.changeGuards) await guard({ profile, tool, changes });
+      return undefined;
+    } catch (error) {
+      return asToolFailure(error);
+    }
+  }
+
+  private recordChanges(): Promise<() => Promise<FileChange[]>> {
+    return this.sandbox.recordChanges?.() ?? recordBySnapshots(this.sandbox);
+  }
+
+  private finish(
+    info: CallInfo,
+    started: number,
+    outcome: Omit<CallOutcome, "step" | "requestId" | "tool" | "durationSec">,
+  ): CallOutcome {
+    const durationSec = Math.round((performance.now() - started) * 1000) / 1_000_000;
+    this.events.emit("tool_call_finished", {
+      request_id: info.requestId,
+      tool: info.tool,
+      status: outcome.status,
+      duration_sec: durationSec,
+      data: { envelope: outcome.envelope, step: info.step },
+    });
+    return { ...outcome, step: info.step, requestId: info.requestId, tool: info.tool, durationSec };
+  }
+
+  private emitChanges(requestId: string, tool: string, changes: FileChange[]): void {
+    for (const change of changes) {
+      const size = (entry: FileChange["before"]) => (entry?.type === "file" ? entry.data.length : null);
+      this.events.emit("file_changed", {
+        request_id: requestId,
+        tool,
+        data: {
+          path: change.path,
+          change: changeKind(change),
+          entry: (change.after ?? change.before)?.type,
+          bytes_before: size(change.before),
+          bytes_after: size(change.after),
+        },
+      });
+    }
+  }
+
+  private async approve(
+    profile: Profile,
+    tool: ToolSpec,
+    requestId: string,
+    params: Record<string, unknown>,
+  ): Promise<void> {
+    const mode = this.approvalMode(profile, tool);
+    if (mode === "auto") return;
+    if (mode === "deny") {
+      this.events.emit("approval_denied", { request_id: requestId, tool: tool.name, data: { by: "policy" } });
+      throw new ToolFailure("approval_denied", `${tool.name} is not allowed by the approval policy.`, {
+        policy: "deny",
+      });
+    }
+    this.events.emit("approval_requested", { request_id: requestId, tool: tool.name, params });
+    const decision = this.approver
+      ? await this.approver({ profile: profile.name, tool: tool.name, kind: tool.kind, requestId, params })
+      : "deny";
+    if (decision === "deny") {
+      this.events.emit("approval_denied", { request_id: requestId, tool: tool.name, data: { by: "user" } });
+      throw new ToolFailure(
+        "approval_denied",
+        `The user denied ${tool.name}. Ask them why, or try a different approach.`,
+        { policy: "ask" },
+      );
+    }
+    if (decision === "allow_always") this.setApproval(profile.name, tool.name, "auto");
+    this.events.emit("approval_granted", {
+      request_id: requestId,
+      tool: tool.name,
+      data: { always: decision === "allow_always" },
+    });
+  }
+
+  private async runWithDeadline(
+    profile: Profile,
+    tool: ToolSpec,
+    params: Record<string, unknown>,
+    requestId: string,
+    step: number,
+  ): Promise<unknown> {
+    const deadlineMs = typeof tool.deadlineMs === "function" ? tool.deadlineMs(params) : tool.deadlineMs;
+    const controller = new AbortController();
+    const context: ToolContext = {
+      sandbox: this.sandbox,
+      profile: profile.name,
+      tool: tool.name,
+      requestId,
+      step,
+      signal: controller.signal,
+      deadlineMs,
+      clock: this.clock,
+      artifacts: this.artifacts,
+      resolve: (path, options) =>
+        resolveWorkspacePath(this.sandbox, path, { symlinks: profile.symlinks, ...options }),
+      emit: (type, data) => {
+        this.events.emit(type, { request_id: requestId, tool: tool.name, data });
+      },
+      fetch: this.fetch,
+      services: this.services,
+      settings: this.settings,
+    };
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        // Settle as a timeout first: the tool may reject on abort with its own, vaguer error.
+        setTimeout(() => controller.abort(), 0);
+        reject(
+          new ToolFailure(
+            "timeout",
+            `${tool.name} did not finish within ${formatSeconds(deadlineMs)} and was stopped.`,
+            {
+              timeout_sec: deadlineMs / 1000,
+            },
+          ),
+        );
+      }, deadlineMs + this.graceMs);
+    });
+    try {
+      return await Promise.race([tool.run(params, context), deadline]);
+    } finally {
+      clearTimeout(timer);
+      controller.abort();
+    }
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function randomId(): string {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}

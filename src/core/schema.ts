@@ -1,0 +1,81 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import { ToolFailure } from "./errors.ts";
+
+/** A JSON Schema object, as the dialects print them. */
+export type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean | JsonSchema;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  enum?: unknown[];
+  default?: unknown;
+  description?: string;
+  title?: string;
+  minimum?: number;
+  maximum?: number;
+  [keyword: string]: unknown;
+};
+
+const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+
+/**
+ * The schema the runtime validates with: the printed one, except that a parameter with a
+ * default may be left out (strict-mode schemas list every property as required; the models
+ * behind them fill in the default, and so do we).
+ */
+export function validationSchema(schema: JsonSchema): JsonSchema {
+  const properties = schema.properties ?? {};
+  const required = (schema.required ?? []).filter((name) => properties[name]?.default === undefined);
+  return { ...schema, required };
+}
+
+/**
+ * Validates params against a tool's schema and fills in defaults. Returns a fresh object;
+ * throws invalid_params with every problem in one message, phrased for the model to fix.
+ */
+export function validateParams(schema: JsonSchema, params: unknown): Record<string, unknown> {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = ajv.compile(validationSchema(schema));
+    compiled.set(schema, validate);
+  }
+  if (params === undefined || params === null) params = {};
+  if (typeof params !== "object" || Array.isArray(params)) {
+    throw new ToolFailure("invalid_params", "params must be a JSON object of named parameters.", {
+      errors: [{ path: "", message: "must be an object" }],
+    });
+  }
+  const copy = structuredClone(params) as Record<string, unknown>;
+  if (validate(copy)) return copy;
+  const problems = (validate.errors ?? []).map((error) => describeProblem(error, schema));
+  const unique = [...new Set(problems)];
+  throw new ToolFailure("invalid_params", `Invalid parameters: ${unique.join("; ")}.`, {
+    errors: (validate.errors ?? []).map((error) => ({
+      path: error.instancePath,
+      message: error.message,
+      params: error.params,
+    })),
+  });
+}
+
+function describeProblem(error: ErrorObject, schema: JsonSchema): string {
+  const where = error.instancePath === "" ? "" : error.instancePath.slice(1).replace(/\//gu, ".");
+  switch (error.keyword) {
+    case "required":
+      return `missing required parameter '${(error.params as { missingProperty: string }).missingProperty}'`;
+    case "additionalProperties": {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      const allowed = Object.keys(schema.properties ?? {}).join(", ");
+      return `unknown parameter '${extra}' (allowed: ${allowed})`;
+    }
+    case "type":
+      return `'${where}' must be ${(error.params as { type: string }).type}`;
+    case "anyOf":
+      return `'${where}' does not match any allowed type`;
+    default:
+      return `'${where}' ${error.message ?? "is invalid"}`;
+  }
+}

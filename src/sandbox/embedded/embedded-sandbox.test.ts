@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { describeSandboxContract } from "../sandbox-contract.ts";
+import { EmbeddedSandbox } from "./embedded-sandbox.ts";
+import { isIncomplete } from "./shell-session.ts";
+
+describeSandboxContract("embedded", () => EmbeddedSandbox.create());
+
+describe("embedded sandbox specifics", () => {
+  it("keeps its state over 100 writes to one shell session", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    const session = await sandbox.pty("bash");
+    await session.write("n=0\n");
+    for (let i = 0; i < 100; i++) await session.write("n=$((n+1))\n");
+    await session.write("echo total=$n\n");
+    const read = await session.read({ yieldMs: 10_000 });
+    expect(read.output).toContain("total=100\n");
+  });
+
+  it("waits for the end of a multi-line command before running it", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    const session = await sandbox.pty("bash");
+    await session.write("for i in 1 2 3; do\n");
+    expect((await session.read({ yieldMs: 50 })).output).toBe("for i in 1 2 3; do\n> ");
+    await session.write("echo item $i\ndone\n");
+    expect((await session.read({ yieldMs: 2000 })).output).toBe(
+      "echo item $i\n> done\nitem 1\nitem 2\nitem 3\n",
+    );
+  });
+
+  it("interrupts the running command on Ctrl-C and keeps the session", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    const session = await sandbox.pty("bash");
+    await session.write("sleep 30\n");
+    await session.write("\u0003");
+    await session.write("echo after\n");
+    const read = await session.read({ yieldMs: 5000 });
+    expect(read.output).toContain("^C");
+    expect(read.output).toContain("after\n");
+    expect(read.exited).toBe(false);
+  });
+
+  it("recognises incomplete shell input", () => {
+    for (const script of [
+      "if true; then",
+      "echo 'open",
+      "for x in a; do",
+      "f() {",
+      "echo a |",
+      "echo a &&",
+      "cat <<EOF\nline",
+    ]) {
+      expect(isIncomplete(script), script).toBe(true);
+    }
+    for (const script of ["echo hi", "if true; then echo y; fi", "cat <<EOF\nline\nEOF", "echo 'a|b'"]) {
+      expect(isIncomplete(script), script).toBe(false);
+    }
+  });
+
+  it("lists its commands and says it runs no native binaries", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    expect(sandbox.capabilities.nativeBinaries).toBe(false);
+    expect(sandbox.capabilities.commands).toContain("grep");
+    expect(sandbox.capabilities.commands).toContain("sed");
+  });
+});

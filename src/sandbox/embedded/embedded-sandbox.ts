@@ -1,0 +1,388 @@
+import { Bash, type CustomCommand, getCommandNames, type NetworkConfig } from "just-bash";
+import { restoreWorkspace } from "../snapshot.ts";
+import {
+  type DirEntry,
+  type ExecOptions,
+  type ExecResult,
+  type FileStat,
+  type PtyOptions,
+  type PtySession,
+  type Sandbox,
+  type SandboxCapabilities,
+  SandboxError,
+  type SnapshotEntry,
+  type WorkspaceChange,
+  type WorkspaceSnapshot,
+} from "../types.ts";
+import { withFsErrors } from "./fs-errors.ts";
+import { RecordingFs } from "./recording-fs.ts";
+import { ShellSession } from "./shell-session.ts";
+
+export interface EmbeddedSandboxOptions {
+  workspaceRoot?: string;
+  /** Extra commands (node, npm, …) registered in every shell. */
+  commands?: CustomCommand[];
+  /** Outbound HTTP for the shell's curl; off unless given. */
+  network?: NetworkConfig;
+  /** Deadline for a command that names none (ms). */
+  defaultTimeoutMs?: number;
+  env?: Record<string, string>;
+}
+
+const DEFAULT_TIMEOUT_MS = 120_000;
+/** Deadlines, not counters, bound a command here: the counters are raised far out of the way. */
+const GENEROUS_LIMITS = {
+  maxCommandCount: 100_000_000,
+  maxLoopIterations: 100_000_000,
+  maxAwkIterations: 100_000_000,
+  maxSedIterations: 100_000_000,
+  maxJqIterations: 100_000_000,
+  maxWorkUnits: 1_000_000_000,
+  maxTraversalEntries: 10_000_000,
+  maxTraversalWork: 100_000_000,
+  maxGlobOperations: 100_000_000,
+  maxOutputSize: 256 * 1024 * 1024,
+  maxStringLength: 256 * 1024 * 1024,
+  maxCallDepth: 1000,
+} as const;
+const DEADLINE_MESSAGE = /execution exceeded execution deadline/u;
+
+/**
+ * The embedded backend: just-bash's in-memory filesystem and its bash, in a browser worker or in
+ * Node alike. Each exec gets a fresh interpreter bound to the command's deadline (just-bash
+ * checks it between statements, so even `while true; do :; done` stops) over the shared fs.
+ */
+export class EmbeddedSandbox implements Sandbox {
+  readonly kind = "embedded" as const;
+  readonly workspaceRoot: string;
+  readonly capabilities: SandboxCapabilities;
+  /** The raw just-bash filesystem; only this backend's own helpers touch it. */
+  readonly fs: RecordingFs;
+  private readonly commands: CustomCommand[];
+  private readonly network: NetworkConfig | undefined;
+  private readonly defaultTimeoutMs: number;
+  private readonly baseEnv: Record<string, string>;
+  private readonly sessions = new Map<string, ShellSession>();
+  private nextSession = 1;
+
+  constructor(options: EmbeddedSandboxOptions = {}) {
+    this.workspaceRoot = (options.workspaceRoot ?? "/workspace").replace(/\/+$/u, "");
+    this.fs = new RecordingFs();
+    this.fs.setRoot(this.workspaceRoot);
+    this.commands = options.commands ?? [];
+    this.network = options.network;
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.baseEnv = {
+      HOME: this.workspaceRoot,
+      USER: "agent",
+      PATH: `${this.workspaceRoot}/node_modules/.bin:/usr/local/bin:/usr/bin:/bin`,
+      TERM: "xterm-256color",
+      LANG: "C.UTF-8",
+      ...options.env,
+    };
+    this.capabilities = {
+      nativeBinaries: false,
+      network: options.network !== undefined,
+      commands: [...new Set([...getCommandNames(), ...this.commands.map((command) => command.name)])].sort(),
+    };
+  }
+
+  /** Creates the workspace folder and the usual Unix folders; call once before use. */
+  static async create(options: EmbeddedSandboxOptions = {}): Promise<EmbeddedSandbox> {
+    const sandbox = new EmbeddedSandbox(options);
+    for (const folder of [sandbox.workspaceRoot, "/tmp", "/home", "/usr/local/bin"]) {
+      await sandbox.fs.mkdir(folder, { recursive: true });
+    }
+    return sandbox;
+  }
+
+  async readFile(path: string): Promise<Uint8Array> {
+    const bytes = await withFsErrors(path, () => this.fs.readFileBuffer(path));
+    return bytes.slice();
+  }
+
+  async writeFile(path: string, data: Uint8Array | string): Promise<void> {
+    const target = await this.followSymlinks(path);
+    await this.requireDirectory(parentOf(target), path);
+    const existing = await this.lstatOrNull(target);
+    if (existing?.type === "directory") throw new SandboxError("EISDIR", path);
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data.slice();
+    await withFsErrors(path, () => this.fs.writeFile(target, bytes));
+  }
+
+  async readdir(path: string): Promise<DirEntry[]> {
+    const entries = await withFsErrors(path, () => this.fs.readdirWithFileTypes(path));
+    return entries.map((entry) => ({
+      name: entry.name,
+      type: entry.isSymbolicLink ? "symlink" : entry.isDirectory ? "directory" : "file",
+    }));
+  }
+
+  async stat(path: string): Promise<FileStat> {
+    return toFileStat(await withFsErrors(path, () => this.fs.stat(path)));
+  }
+
+  async lstat(path: string): Promise<FileStat> {
+    return toFileStat(await withFsErrors(path, () => this.fs.lstat(path)));
+  }
+
+  async readlink(path: string): Promise<string> {
+    return withFsErrors(path, () => this.fs.readlink(path));
+  }
+
+  async mkdir(path: string, options: { recursive?: boolean } = {}): Promise<void> {
+    const existing = await this.lstatOrNull(path);
+    if (existing) {
+      if (options.recursive && existing.type === "directory") return;
+      throw new SandboxError("EEXIST", path);
+    }
+    if (options.recursive) {
+      // just-bash would happily create a folder under a file; refuse like a real fs.
+      let prefix = "";
+      for (const segment of path.split("/").filter(Boolean)) {
+        prefix += `/${segment}`;
+        const stat = await this.statOrNull(prefix);
+        if (stat && stat.type !== "directory") throw new SandboxError("ENOTDIR", path);
+        if (!stat) await withFsErrors(path, () => this.fs.mkdir(prefix));
+      }
+      return;
+    }
+    await this.requireDirectory(parentOf(path), path);
+    await withFsErrors(path, () => this.fs.mkdir(path));
+  }
+
+  async rm(path: string, options: { recursive?: boolean; force?: boolean } = {}): Promise<void> {
+    const existing = await this.lstatOrNull(path);
+    if (!existing) {
+      if (options.force) return;
+      throw new SandboxError("ENOENT", path);
+    }
+    if (existing.type === "directory" && !options.recursive) {
+      const children = await this.readdir(path);
+      if (children.length > 0) throw new SandboxError("ENOTEMPTY", path);
+    }
+    await withFsErrors(path, () => this.fs.rm(path, { recursive: options.recursive ?? false, force: false }));
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const source = await this.lstatOrNull(from);
+    if (!source) throw new SandboxError("ENOENT", from);
+    await this.requireDirectory(parentOf(to), to);
+    if (source.type === "directory" && (to === from || to.startsWith(`${from}/`))) {
+      throw new SandboxError("EINVAL", to, `EINVAL: cannot move ${from} into itself`);
+    }
+    const target = await this.lstatOrNull(to);
+    if (target?.type === "directory") {
+      if (source.type !== "directory") throw new SandboxError("EISDIR", to);
+      if ((await this.readdir(to)).length > 0) throw new SandboxError("ENOTEMPTY", to);
+      await this.fs.rm(to, { recursive: true });
+    } else if (target && source.type === "directory") {
+      throw new SandboxError("ENOTDIR", to);
+    }
+    await withFsErrors(from, () => this.fs.mv(from, to));
+  }
+
+  async symlink(target: string, path: string): Promise<void> {
+    await this.requireDirectory(parentOf(path), path);
+    if (await this.lstatOrNull(path)) throw new SandboxError("EEXIST", path);
+    await withFsErrors(path, () => this.fs.symlink(target, path));
+  }
+
+  async exec(command: string, options: ExecOptions = {}): Promise<ExecResult> {
+    const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
+    const result = await this.runScript(command, {
+      cwd: options.cwd ?? this.workspaceRoot,
+      env: { ...this.baseEnv, ...options.env },
+      stdin: options.stdin,
+      timeoutMs,
+      signal: options.signal,
+    });
+    return {
+      exitCode: result.exitCode,
+      stdout: result.stdout,
+      stderr: result.stderr,
+      timedOut: result.timedOut,
+    };
+  }
+
+  async pty(command: string, options: PtyOptions = {}): Promise<PtySession> {
+    const id = `pty-${this.nextSession++}`;
+    const session = new ShellSession({
+      id,
+      command,
+      cwd: options.cwd ?? this.workspaceRoot,
+      env: { ...this.baseEnv, ...options.env },
+      run: (script, run) =>
+        this.runScript(script, {
+          cwd: run.cwd,
+          env: run.env,
+          signal: run.signal,
+          timeoutMs: this.defaultTimeoutMs,
+        }),
+    });
+    this.sessions.set(id, session);
+    return session;
+  }
+
+  /** Reads the in-memory tree directly: the same result as the generic walk, without the per-call overhead. */
+  async snapshot(): Promise<WorkspaceSnapshot> {
+    const entries: SnapshotEntry[] = [];
+    const walk = async (absolute: string, relative: string): Promise<void> => {
+      const children = await this.fs.readdirWithFileTypes(absolute);
+      children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      for (const child of children) {
+        const path = relative === "" ? child.name : `${relative}/${child.name}`;
+        const full = `${absolute}/${child.name}`;
+        if (child.isSymbolicLink)
+          entries.push({ path, type: "symlink", target: await this.fs.readlink(full) });
+        else if (child.isDirectory) {
+          entries.push({ path, type: "directory" });
+          await walk(full, path);
+        } else {
+          const stat = await this.fs.lstat(full);
+          entries.push({
+            path,
+            type: "file",
+            data: (await this.fs.readFileBuffer(full)).slice(),
+            mode: stat.mode,
+          });
+        }
+      }
+    };
+    await walk(this.workspaceRoot, "");
+    return { entries };
+  }
+
+  /** Records through the filesystem itself: only the paths a command touches are read. */
+  async recordChanges(): Promise<() => Promise<WorkspaceChange[]>> {
+    return this.fs.record();
+  }
+
+  async restore(snapshot: WorkspaceSnapshot): Promise<void> {
+    await restoreWorkspace(this, snapshot);
+  }
+
+  async dispose(): Promise<void> {
+    for (const session of this.sessions.values()) await session.kill();
+    this.sessions.clear();
+  }
+
+  private async runScript(
+    script: string,
+    options: {
+      cwd: string;
+      env: Record<string, string>;
+      stdin?: string | undefined;
+      timeoutMs: number;
+      signal?: AbortSignal | undefined;
+    },
+  ): Promise<{
+    stdout: string;
+    stderr: string;
+    exitCode: number;
+    timedOut: boolean;
+    env: Record<string, string>;
+  }> {
+    const cwdStat = await this.statOrNull(options.cwd);
+    if (cwdStat?.type !== "directory") {
+      return {
+        stdout: "",
+        stderr: `bash: cd: ${options.cwd}: No such file or directory\n`,
+        exitCode: 1,
+        timedOut: false,
+        env: options.env,
+      };
+    }
+    const bash = new Bash({
+      fs: this.fs,
+      cwd: options.cwd,
+      env: options.env,
+      customCommands: this.commands,
+      ...(this.network ? { network: this.network } : {}),
+      executionLimits: { ...GENEROUS_LIMITS, maxExecutionTimeMs: Math.max(1, options.timeoutMs) },
+    });
+    // Timers cover awaits (sleep, network); just-bash's own deadline covers busy loops.
+    const controller = new AbortController();
+    let deadlinePassed = false;
+    const timer = setTimeout(() => {
+      deadlinePassed = true;
+      controller.abort();
+    }, options.timeoutMs);
+    const forward = () => controller.abort();
+    options.signal?.addEventListener("abort", forward, { once: true });
+    if (options.signal?.aborted) controller.abort();
+    try {
+      const result = await bash.exec(script, {
+        cwd: options.cwd,
+        ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+        signal: controller.signal,
+        rawScript: true,
+      });
+      const timedOut = deadlinePassed || (result.exitCode === 124 && DEADLINE_MESSAGE.test(result.stderr));
+      return {
+        stdout: result.stdout,
+        stderr: result.stderr,
+        exitCode: result.exitCode,
+        timedOut,
+        env: { ...(result.env as Record<string, string>) },
+      };
+    } finally {
+      clearTimeout(timer);
+      options.signal?.removeEventListener("abort", forward);
+    }
+  }
+
+  private async followSymlinks(path: string): Promise<string> {
+    let current = path;
+    for (let hops = 0; hops < 32; hops++) {
+      const stat = await this.lstatOrNull(current);
+      if (stat?.type !== "symlink") return current;
+      const target = await this.fs.readlink(current);
+      current = target.startsWith("/") ? target : `${parentOf(current)}/${target}`;
+    }
+    throw new SandboxError("ELOOP", path);
+  }
+
+  private async requireDirectory(directory: string, forPath: string): Promise<void> {
+    const stat = await this.statOrNull(directory);
+    if (!stat) throw new SandboxError("ENOENT", forPath);
+    if (stat.type !== "directory") throw new SandboxError("ENOTDIR", forPath);
+  }
+
+  private async lstatOrNull(path: string): Promise<FileStat | null> {
+    try {
+      return await this.lstat(path);
+    } catch {
+      return null;
+    }
+  }
+
+  private async statOrNull(path: string): Promise<FileStat | null> {
+    try {
+      return await this.stat(path);
+    } catch {
+      return null;
+    }
+  }
+}
+
+function parentOf(path: string): string {
+  const index = path.lastIndexOf("/");
+  return index <= 0 ? "/" : path.slice(0, index);
+}
+
+function toFileStat(stat: {
+  isFile: boolean;
+  isDirectory: boolean;
+  isSymbolicLink: boolean;
+  size: number;
+  mtime: Date;
+  mode: number;
+}): FileStat {
+  return {
+    type: stat.isSymbolicLink ? "symlink" : stat.isDirectory ? "directory" : "file",
+    size: stat.size,
+    mtimeMs: stat.mtime.getTime(),
+    mode: stat.mode & 0o7777,
+  };
+}

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "vitest";
+import { diffSnapshots, recordBySnapshots } from "../snapshot.ts";
+import { EmbeddedSandbox } from "./embedded-sandbox.ts";
+
+const SCRIPTS = [
+  "echo hi > a.txt",
+  "echo more >> existing.txt",
+  "mkdir -p new/deep/er && echo y > new/deep/er/f",
+  "rm existing.txt",
+  "rm -r dir",
+  "rm -rf dir && mkdir dir && echo q > dir/new",
+  "mv dir moved",
+  "mv existing.txt dir/",
+  "mv existing.txt renamed.txt",
+  "cp -r dir copy",
+  "cp existing.txt dir/",
+  "cp existing.txt dir/sub/copy.txt",
+  "touch t && touch existing.txt",
+  "sed -i 's/old/new/' existing.txt",
+  "ln -s existing.txt link",
+  "chmod +x existing.txt",
+  "echo hi | tee out.txt",
+  "echo outside > /tmp/x",
+  "cd dir && echo z > inner && mkdir a && mkdir a/b",
+  "echo 1 > a.txt; echo 2 > a.txt; rm a.txt",
+  "echo same > existing.txt; echo old > existing.txt",
+  "mkdir -p dir/sub/deeper && rm -r dir/sub && echo back > dir/sub",
+];
+
+async function fixture(): Promise<EmbeddedSandbox> {
+  const sandbox = await EmbeddedSandbox.create();
+  await sandbox.mkdir("/workspace/dir/sub", { recursive: true });
+  await sandbox.writeFile("/workspace/existing.txt", "old\n");
+  await sandbox.writeFile("/workspace/dir/one.txt", "1\n");
+  await sandbox.writeFile("/workspace/dir/sub/two.txt", "2\n");
+  return sandbox;
+}
+
+describe("recording changes through the filesystem", () => {
+  for (const script of SCRIPTS) {
+    it(`agrees with a snapshot diff: ${script}`, async () => {
+      const sandbox = await fixture();
+      const bySnapshots = await recordBySnapshots(sandbox);
+      const byRecording = await sandbox.recordChanges();
+      const result = await sandbox.exec(script);
+      expect(result.stderr).toBe("");
+      const expected = await bySnapshots();
+      expect(await byRecording()).toEqual(expected);
+    });
+  }
+
+  it("records changes made through the Sandbox fs API too", async () => {
+    const sandbox = await fixture();
+    const before = await sandbox.snapshot();
+    const finish = await sandbox.recordChanges();
+    await sandbox.writeFile("/workspace/dir/one.txt", "changed");
+    await sandbox.rename("/workspace/dir/sub", "/workspace/moved");
+    await sandbox.rm("/workspace/existing.txt");
+    expect(await finish()).toEqual(diffSnapshots(before, await sandbox.snapshot()));
+  });
+
+  it("reports nothing once finished", async () => {
+    const sandbox = await fixture();
+    const finish = await sandbox.recordChanges();
+    expect(await finish()).toEqual([]);
+    await sandbox.exec("echo later > later.txt");
+    expect(await finish()).toEqual([]);
+  });
+});

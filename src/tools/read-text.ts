@@ -1,0 +1,91 @@
+import { ToolFailure } from "../core/errors.ts";
+import type { ToolContext } from "../core/profile.ts";
+import type { WorkspacePath } from "../core/workspace-path.ts";
+import { isSandboxError } from "../sandbox/types.ts";
+import { requireText, textLines } from "./text.ts";
+
+/** A text file read whole: its lines (without line endings) and how it ends lines. */
+export interface TextFile {
+  path: WorkspacePath;
+  text: string;
+  lines: string[];
+  bytes: number;
+}
+
+/**
+ * Reads a workspace file as UTF-8 text: file_not_found when it is missing, not_a_file for a
+ * folder, binary_file when it is not text. The shared first step of every reader.
+ */
+export async function readTextFile(context: ToolContext, input: unknown, param = "path"): Promise<TextFile> {
+  const path = await context.resolve(input, { param });
+  const bytes = await readWorkspaceBytes(context, path, input);
+  const text = requireText(bytes, path.relative);
+  return { path, text, lines: textLines(text), bytes: bytes.length };
+}
+
+/** The bytes of a workspace file, with the same errors as readTextFile. */
+export async function readWorkspaceBytes(
+  context: ToolContext,
+  path: WorkspacePath,
+  input: unknown,
+): Promise<Uint8Array> {
+  try {
+    return await context.sandbox.readFile(path.absolute);
+  } catch (error) {
+    if (isSandboxError(error, "ENOENT") || isSandboxError(error, "ENOTDIR")) {
+      throw new ToolFailure(
+        "file_not_found",
+        `File not found: ${String(input)}. List the folder to see what exists.`,
+        {
+          path: input,
+        },
+      );
+    }
+    if (isSandboxError(error, "EISDIR")) {
+      throw new ToolFailure("not_a_file", `${String(input)} is a folder, not a file. List it instead.`, {
+        path: input,
+      });
+    }
+    throw error;
+  }
+}
+
+export interface LineRange {
+  /** 1-based, inclusive. */
+  start: number;
+  end: number;
+}
+
+/**
+ * Clamps a requested 1-based inclusive range to the file; a start past the end or an end before
+ * the start is invalid_params with the file's length in the message.
+ */
+export function lineRange(
+  total: number,
+  start: number | null | undefined,
+  end: number | null | undefined,
+): LineRange {
+  const first = start ?? 1;
+  if (first < 1)
+    throw new ToolFailure("invalid_params", "start_line must be 1 or more (lines are 1-indexed).", {
+      start_line: first,
+    });
+  if (total > 0 && first > total) {
+    throw new ToolFailure(
+      "invalid_params",
+      `start_line ${first} is past the end of the file, which has ${total} lines.`,
+      {
+        start_line: first,
+        total_lines: total,
+      },
+    );
+  }
+  const last = end ?? total;
+  if (last < first) {
+    throw new ToolFailure("invalid_params", `end_line (${last}) is before start_line (${first}).`, {
+      start_line: first,
+      end_line: last,
+    });
+  }
+  return { start: first, end: Math.min(last, total) };
+}
