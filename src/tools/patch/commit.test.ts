@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { EmbeddedSandbox } from "../../sandbox/embedded/embedded-sandbox.ts";
+import { SandboxError } from "../../sandbox/types.ts";
 import { commitPatch } from "./commit.ts";
 import { planPatch } from "./plan.ts";
 import { sourceFromSandbox } from "./source.ts";
@@ -138,5 +140,35 @@ describe("commitPatch", () => {
     const sandbox = new MemorySandbox({ "a.txt": "a\n" });
     await commitPatch({ format: "unified", files: [], hunks: [], diff: "" }, sandbox, ROOT);
     expect(sandbox.log).toEqual([]);
+  });
+
+  it("rolls back on the embedded sandbox too", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    const root = sandbox.workspaceRoot;
+    await sandbox.writeFile(`${root}/a.txt`, "a\n");
+    await sandbox.writeFile(`${root}/z.txt`, "z\n");
+    const plan = await planPatch(
+      envelope(
+        "*** Update File: a.txt",
+        "-a",
+        "+A",
+        "*** Add File: n/new.txt",
+        "+n",
+        "*** Update File: z.txt",
+        "-z",
+        "+Z",
+      ),
+      sourceFromSandbox(sandbox),
+    );
+    const write = sandbox.writeFile.bind(sandbox);
+    sandbox.writeFile = async (path, data) => {
+      if (path === `${root}/z.txt`) throw new SandboxError("EIO", path);
+      return write(path, data);
+    };
+    await expect(commitPatch(plan, sandbox, root)).rejects.toMatchObject({ code: "sandbox_error" });
+    const left = (await sandbox.snapshot()).entries.map((entry) =>
+      entry.type === "file" ? `${entry.path}=${new TextDecoder().decode(entry.data)}` : entry.path,
+    );
+    expect(left).toEqual(["a.txt=a\n", "z.txt=z\n"]);
   });
 });

@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { isToolFailure, type ToolFailure } from "../../../core/errors.ts";
+import { EmbeddedSandbox } from "../../../sandbox/embedded/embedded-sandbox.ts";
+import type { Sandbox } from "../../../sandbox/types.ts";
 import { commitPatch } from "../commit.ts";
 import { planPatch } from "../plan.ts";
 import { sourceFromSandbox } from "../source.ts";
-import { applyPlanToMap, MemorySandbox, mapSource, ROOT } from "../testing/memory.ts";
+import { applyPlanToMap, MemorySandbox, mapSource } from "../testing/memory.ts";
 import type { PatchCase } from "./case.ts";
 import { envelopeCases } from "./envelope.ts";
 import { structuredCases } from "./structured.ts";
@@ -28,6 +30,33 @@ function textFiles(files: PatchCase["files"]): Record<string, string> | undefine
   return out;
 }
 
+/** The sandboxes every case is also planned and committed through: the test double and the real embedded one. */
+const sandboxes: [string, (files: Record<string, string>) => Promise<Sandbox>][] = [
+  ["memory", async (files) => new MemorySandbox(files)],
+  [
+    "embedded",
+    async (files) => {
+      const sandbox = await EmbeddedSandbox.create();
+      for (const [path, text] of Object.entries(files)) {
+        const absolute = `${sandbox.workspaceRoot}/${path}`;
+        await sandbox.mkdir(absolute.slice(0, absolute.lastIndexOf("/")), { recursive: true });
+        await sandbox.writeFile(absolute, text);
+      }
+      return sandbox;
+    },
+  ],
+];
+
+/** Every file of a sandbox's workspace as text, BOM kept. */
+async function workspaceFiles(sandbox: Sandbox): Promise<Record<string, string>> {
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+  const out: Record<string, string> = {};
+  for (const entry of (await sandbox.snapshot()).entries) {
+    if (entry.type === "file") out[entry.path] = decoder.decode(entry.data);
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
 function runCase(c: PatchCase): void {
   it(c.name, async () => {
     const files = new Map(Object.entries(c.files));
@@ -40,14 +69,14 @@ function runCase(c: PatchCase): void {
         else expect(failure.message).toMatch(fragment);
       }
       if (expected.error.details) expect(failure.details).toMatchObject(expected.error.details);
-      // Through a real sandbox too: the same failure, and not one write.
+      // Through the sandboxes too: the same failure, and the workspace as it was.
       const initial = textFiles(c.files);
-      if (initial) {
-        const sandbox = new MemorySandbox(initial);
+      for (const [, create] of initial ? sandboxes : []) {
+        const sandbox = await create(initial!);
         const again = await failureOf(planPatch(c.request, sourceFromSandbox(sandbox)));
         expect(again.code).toBe(expected.error.code);
-        expect(sandbox.files()).toEqual(initial);
-        expect(sandbox.log).toEqual([]);
+        expect(await workspaceFiles(sandbox)).toEqual(initial);
+        if (sandbox instanceof MemorySandbox) expect(sandbox.log).toEqual([]);
       }
       return;
     }
@@ -68,13 +97,13 @@ function runCase(c: PatchCase): void {
       expect(plan.files).toEqual([]);
     }
 
-    // Planned against a sandbox and committed, the workspace ends up exactly as expected.
+    // Planned against each sandbox and committed, the workspace ends up exactly as expected.
     const initial = textFiles(c.files);
-    if (initial) {
-      const sandbox = new MemorySandbox(initial);
+    for (const [, create] of initial ? sandboxes : []) {
+      const sandbox = await create(initial!);
       const planned = await planPatch(c.request, sourceFromSandbox(sandbox));
-      await commitPatch(planned, sandbox, ROOT);
-      expect(sandbox.files()).toEqual(expected.files);
+      await commitPatch(planned, sandbox, sandbox.workspaceRoot);
+      expect(await workspaceFiles(sandbox)).toEqual(expected.files);
     }
   });
 }
