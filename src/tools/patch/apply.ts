@@ -1,4 +1,4 @@
-import { closestLines, LineIndex, type Located, locate, type MatchLevel, type Span } from "./locate.ts";
+import { closestLines, LineIndex, type Located, locate, type MatchLevel } from "./locate.ts";
 import { endsWithNewline, type FileLines, joinLines, sealLines } from "./text.ts";
 import type { HunkLine, HunkMatch, ParsedHunk, RejectedHunk } from "./types.ts";
 
@@ -42,6 +42,59 @@ interface Placement {
   level: MatchLevel;
   lines: readonly HunkLine[];
   hunk: ParsedHunk;
+  footprint: Footprint;
+}
+
+/** A range of old lines, [start, end) 0-based. */
+interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * What a placed hunk covers in the old file: all its old lines, the stretches it removes, and
+ * the places where it only inserts.
+ */
+interface Footprint extends Span {
+  removed: Span[];
+  inserts: number[];
+}
+
+function footprint(lines: readonly HunkLine[], position: number): Footprint {
+  const removed: Span[] = [];
+  const inserts: number[] = [];
+  let i = position;
+  let run: { start: number; removes: boolean } | undefined;
+  const close = () => {
+    if (run?.removes) removed.push({ start: run.start, end: i });
+    else if (run) inserts.push(run.start);
+    run = undefined;
+  };
+  for (const line of lines) {
+    if (line.kind === " ") {
+      close();
+      i++;
+      continue;
+    }
+    run ??= { start: i, removes: false };
+    if (line.kind === "-") {
+      run.removes = true;
+      i++;
+    }
+  }
+  close();
+  return { start: position, end: i, removed, inserts };
+}
+
+/**
+ * Two hunks clash when one removes a line the other needs (as context or to remove), or inserts
+ * between two lines the other needs together. Sharing context lines is fine: models often send
+ * neighbouring hunks whose context overlaps, and GNU patch applies those.
+ */
+function clash(a: Footprint, b: Footprint): boolean {
+  const within = (span: Span, other: Span) => span.start < other.end && other.start < span.end;
+  if (a.removed.some((span) => within(span, b)) || b.removed.some((span) => within(span, a))) return true;
+  return a.inserts.some((p) => b.start < p && p < b.end) || b.inserts.some((p) => a.start < p && p < a.end);
 }
 
 /**
@@ -53,42 +106,49 @@ export function applyHunks(file: FileLines, given: readonly ParsedHunk[]): Appli
   const { hunks, bom } = withoutBom(given, file);
   if (bom) file = { ...file, bom };
   const index = new LineIndex(file.lines);
-  const claimed: Span[] = [];
   const placements: Placement[] = [];
   const placed: PlacedHunk[] = [];
   const rejected: Omit<RejectedHunk, "file">[] = [];
+  const freeFor = (lines: readonly HunkLine[]) => (position: number) => {
+    const mine = footprint(lines, position);
+    return !placements.some((other) => clash(mine, other.footprint));
+  };
   let cursor = 0;
   let drift = 0;
   hunks.forEach((hunk, hunkIndex) => {
     // Where the header puts the old lines (0-based); a count of 0 means "after line oldStart".
     const headerIndex =
       hunk.oldStart === undefined ? undefined : hunk.oldCount === 0 ? hunk.oldStart : hunk.oldStart - 1;
-    const found = placeHunk(index, hunk, {
-      expected: headerIndex === undefined ? undefined : headerIndex + drift,
-      cursor,
-      claimed,
-    });
+    const expected = headerIndex === undefined ? undefined : headerIndex + drift;
+    const found = placeHunk(index, hunk, { expected, cursor, freeFor });
     const sought = oldSide(hunk.lines);
     if (!found.located.found) {
-      const closest =
-        found.located.candidates.length > 0
+      const around = expected ?? cursor;
+      const { candidates } = found.located;
+      const applied =
+        candidates.length > 0 ? undefined : alreadyApplied(index, hunk, around, cursor, freeFor);
+      const closest = applied
+        ? {
+            line: applied.position + 1,
+            lines: file.lines.slice(applied.position, applied.position + applied.length),
+          }
+        : candidates.length > 0
           ? {
-              line: found.located.candidates[0]! + 1,
-              lines: file.lines.slice(
-                found.located.candidates[0]!,
-                found.located.candidates[0]! + sought.length,
-              ),
+              line: candidates[0]! + 1,
+              lines: file.lines.slice(candidates[0]!, candidates[0]! + sought.length),
             }
-          : closestLines(index, sought, headerIndex === undefined ? cursor : headerIndex + drift);
-      rejected.push({ hunk: hunkIndex + 1, expected: sought, closest, reason: found.located.reason });
+          : closestLines(index, sought, around);
+      const reason = applied
+        ? `${found.located.reason}, but the lines it would leave are already there (shown as closest): was this patch applied already?`
+        : found.located.reason;
+      rejected.push({ hunk: hunkIndex + 1, expected: sought, closest, reason });
       return;
     }
     const { position, level } = found.located;
-    const length = oldSide(found.lines).length;
-    claimed.push({ start: position, end: position + length });
-    cursor = position + length;
+    const print = footprint(found.lines, position);
+    cursor = print.end;
     if (headerIndex !== undefined) drift = position - headerIndex;
-    placements.push({ hunkIndex, position, level, lines: found.lines, hunk });
+    placements.push({ hunkIndex, position, level, lines: found.lines, hunk, footprint: print });
     placed.push({
       hunk: hunkIndex + 1,
       line: position + 1,
@@ -118,6 +178,38 @@ function withoutBom(hunks: readonly ParsedHunk[], file: FileLines): { hunks: Par
   return { hunks: cleaned, bom };
 }
 
+/**
+ * Whether a hunk that did not apply has already been applied: its new side (context and added
+ * lines) is found where the old side is not. Only asked of hunks whose new side says something
+ * (an added line, or two non-blank lines), so a lone brace cannot pass for a whole hunk.
+ */
+function alreadyApplied(
+  index: LineIndex,
+  hunk: ParsedHunk,
+  expected: number,
+  cursor: number,
+  freeFor: (lines: readonly HunkLine[]) => (position: number) => boolean,
+): { position: number; length: number } | undefined {
+  const newLines = hunk.lines
+    .filter((line) => line.kind !== "-")
+    .map((line): HunkLine => ({ kind: " ", text: line.text }));
+  const newSide = newLines.map((line) => line.text);
+  const telling =
+    hunk.lines.some((line) => line.kind === "+") || newSide.filter((line) => line.trim() !== "").length >= 2;
+  if (!telling || !hunk.lines.some((line) => line.kind !== " ")) return undefined;
+  const located = locate(index, {
+    sought: newSide,
+    ...(hunk.oldStart === undefined ? {} : { expected }),
+    anchors: hunk.anchors,
+    cursor,
+    atEndOfFile: hunk.atEndOfFile,
+    free: freeFor(newLines),
+  });
+  return located.found && newSide.length > 0
+    ? { position: located.position, length: newSide.length }
+    : undefined;
+}
+
 function matchKind(level: MatchLevel, countsRepaired: boolean): HunkMatch {
   if (level !== "exact") return level;
   return countsRepaired ? "line_counts_repaired" : "exact";
@@ -136,16 +228,20 @@ export function oldSide(lines: readonly HunkLine[]): string[] {
 function placeHunk(
   index: LineIndex,
   hunk: ParsedHunk,
-  at: { expected: number | undefined; cursor: number; claimed: readonly Span[] },
+  at: {
+    expected: number | undefined;
+    cursor: number;
+    freeFor: (lines: readonly HunkLine[]) => (position: number) => boolean;
+  },
 ): { located: Located; lines: readonly HunkLine[] } {
   const attempt = (lines: readonly HunkLine[]): Located =>
     locate(index, {
       sought: oldSide(lines),
-      expected: at.expected,
+      ...(at.expected === undefined ? {} : { expected: at.expected }),
       anchors: hunk.anchors,
       cursor: at.cursor,
       atEndOfFile: hunk.atEndOfFile,
-      claimed: at.claimed,
+      free: at.freeFor(lines),
     });
   const located = attempt(hunk.lines);
   if (located.found || located.candidates.length > 0) return { located, lines: hunk.lines };
@@ -171,43 +267,69 @@ function withoutBlankEdges(lines: readonly HunkLine[]): HunkLine[][] {
   return variants.filter((variant) => oldSide(variant).length > 0);
 }
 
+/** One change of the old file: `removed` lines from `at` replaced by `added` (none: a pure insertion). */
+interface Change {
+  at: number;
+  removed: number;
+  added: string[];
+  hunkIndex: number;
+}
+
+/**
+ * Writes the new file: each placement is cut into its changes (runs of removed and added lines
+ * between context lines), which are applied in file order; hunks may share context lines.
+ */
 function writeResult(
   file: FileLines,
   placements: Placement[],
 ): { text: string; after: FileLines; edits: Edit[] } {
-  placements.sort((a, b) => a.position - b.position || a.hunkIndex - b.hunkIndex);
-  const lines: string[] = [];
-  const eols: string[] = [];
-  const edits: Edit[] = [];
+  const changes: Change[] = [];
   let finalNewline = endsWithNewline(file);
-  let next = 0;
-  for (const placement of placements) {
-    for (; next < placement.position; next++) {
-      lines.push(file.lines[next]!);
-      eols.push(file.eols[next]!);
-    }
-    const newStart = lines.length;
+  for (const placement of [...placements].sort((a, b) => a.hunkIndex - b.hunkIndex)) {
     const reindent = indentFix(file, placement);
     let i = placement.position;
+    let run: Change | undefined;
     for (const line of placement.lines) {
       if (line.kind === " ") {
-        lines.push(file.lines[i]!);
-        eols.push(file.eols[i]!);
+        run = undefined;
         i++;
-      } else if (line.kind === "-") {
+        continue;
+      }
+      if (!run) {
+        run = { at: i, removed: 0, added: [], hunkIndex: placement.hunkIndex };
+        changes.push(run);
+      }
+      if (line.kind === "-") {
+        run.removed++;
         i++;
       } else {
-        lines.push(reindent(line.text));
-        eols.push("");
+        run.added.push(reindent(line.text));
       }
     }
-    edits.push({ oldStart: placement.position, oldEnd: i, newStart, newEnd: lines.length });
     // A hunk that reaches the end of the file says whether the file ends with a newline.
     if (i === file.lines.length) {
       if (placement.hunk.newNoNewline) finalNewline = false;
       else if (placement.hunk.oldNoNewline) finalNewline = true;
     }
-    next = i;
+  }
+  // Stable: changes at one place keep the order of their hunks.
+  changes.sort((a, b) => a.at - b.at || a.hunkIndex - b.hunkIndex);
+  const lines: string[] = [];
+  const eols: string[] = [];
+  const edits: Edit[] = [];
+  let next = 0;
+  for (const change of changes) {
+    for (; next < change.at; next++) {
+      lines.push(file.lines[next]!);
+      eols.push(file.eols[next]!);
+    }
+    const newStart = lines.length;
+    for (const text of change.added) {
+      lines.push(text);
+      eols.push("");
+    }
+    next = Math.max(next, change.at + change.removed);
+    edits.push({ oldStart: change.at, oldEnd: change.at + change.removed, newStart, newEnd: lines.length });
   }
   for (; next < file.lines.length; next++) {
     lines.push(file.lines[next]!);
@@ -218,14 +340,15 @@ function writeResult(
 }
 
 /**
- * When a hunk matched only with its indentation ignored and the file's lines are all indented by the
- * same extra prefix (or all by the same prefix less) than the patch's, the added lines are shifted
- * the same way, so they land at the indentation of the code around them.
+ * When a hunk matched only with its indentation ignored, its added lines are re-indented the way
+ * the file's lines differ from the patch's: all by the same extra prefix (or the same prefix less),
+ * or spaces for tabs at one consistent width (a Go file patched with spaces, say). When the lines
+ * disagree on how they differ, the added lines are left as written.
  */
 function indentFix(file: FileLines, placement: Placement): (text: string) => string {
   const same = (text: string) => text;
   if (placement.level !== "whitespace" && placement.level !== "unicode") return same;
-  let shift: string | undefined;
+  const pairs: [string, string][] = [];
   let i = placement.position;
   for (const line of placement.lines) {
     if (line.kind === "+") continue;
@@ -234,12 +357,20 @@ function indentFix(file: FileLines, placement: Placement): (text: string) => str
     const fileIndent = leadingSpace(fileLine);
     const patchIndent = leadingSpace(line.text);
     // Lines at the margin on both sides cannot show a shift (a dedent stops at column 0).
-    if (fileIndent === "" && patchIndent === "") continue;
+    if (fileIndent !== "" || patchIndent !== "") pairs.push([fileIndent, patchIndent]);
+  }
+  return prefixShift(pairs) ?? tabWidthShift(pairs) ?? same;
+}
+
+/** The same prefix added to (or taken from) every line's indentation, if that is how they differ. */
+function prefixShift(pairs: readonly [string, string][]): ((text: string) => string) | undefined {
+  let shift: string | undefined;
+  for (const [fileIndent, patchIndent] of pairs) {
     const pair = indentShift(fileIndent, patchIndent);
-    if (pair === undefined || (shift !== undefined && shift !== pair)) return same;
+    if (pair === undefined || (shift !== undefined && shift !== pair)) return undefined;
     shift = pair;
   }
-  if (shift === undefined || shift === "=") return same;
+  if (shift === undefined || shift === "=") return undefined;
   const prefix = shift.slice(1);
   if (shift.startsWith("+")) return (text) => (text.trim() === "" ? text : prefix + text);
   return (text) => (text.startsWith(prefix) ? text.slice(prefix.length) : text);
@@ -253,6 +384,38 @@ function indentShift(fileIndent: string, patchIndent: string): string | undefine
   if (patchIndent.endsWith(fileIndent))
     return `-${patchIndent.slice(0, patchIndent.length - fileIndent.length)}`;
   return undefined;
+}
+
+/**
+ * Tabs in the file where the patch has spaces (or the reverse), at one width for every line:
+ * the added lines' leading spaces become tabs at that width (or their tabs become spaces).
+ */
+function tabWidthShift(pairs: readonly [string, string][]): ((text: string) => string) | undefined {
+  if (pairs.length === 0) return undefined;
+  const tabs = (indent: string) => /^\t*$/u.test(indent);
+  const spaces = (indent: string) => /^ *$/u.test(indent);
+  const toTabs = pairs.every(([f, p]) => tabs(f) && spaces(p));
+  const toSpaces = pairs.every(([f, p]) => spaces(f) && tabs(p));
+  if (!toTabs && !toSpaces) return undefined;
+  const widths = new Set(
+    pairs.map(([f, p]) => {
+      const [tabbed, spaced] = toTabs ? [f, p] : [p, f];
+      return tabbed.length === 0 ? (spaced.length === 0 ? 0 : -1) : spaced.length / tabbed.length;
+    }),
+  );
+  widths.delete(0);
+  const [width] = [...widths];
+  if (widths.size !== 1 || width === undefined || !Number.isInteger(width) || width < 1) return undefined;
+  if (toTabs) {
+    return (text) => {
+      const lead = /^ */u.exec(text)![0].length;
+      return "\t".repeat(Math.floor(lead / width)) + " ".repeat(lead % width) + text.slice(lead);
+    };
+  }
+  return (text) => {
+    const lead = /^\t*/u.exec(text)![0].length;
+    return " ".repeat(lead * width) + text.slice(lead);
+  };
 }
 
 function leadingSpace(text: string): string {

@@ -188,7 +188,8 @@ class EnvelopeParser {
     const header = /^\*\*\* (Add File|Update File|Delete File|Move to):\s*(.*)$/u.exec(line);
     if (header) {
       const [, kind, rawPath] = header;
-      const path = rawPath!.trim();
+      // Models sometimes quote a path as they would in prose or a shell.
+      const path = rawPath!.trim().replace(/^(["'`])(.+)\1$/u, "$2");
       if (path === "") throw parseError(number, `a path after '*** ${kind}:'`, line);
       if (kind === "Move to") {
         const op = this.current;

@@ -9,7 +9,7 @@ import {
 } from "./locate.ts";
 
 function query(sought: string[], extra: Partial<LocateQuery> = {}): LocateQuery {
-  return { sought, anchors: [], cursor: 0, atEndOfFile: false, claimed: [], ...extra };
+  return { sought, anchors: [], cursor: 0, atEndOfFile: false, ...extra };
 }
 
 describe("normalizeUnicode", () => {
@@ -60,8 +60,8 @@ describe("locate", () => {
     expect(locate(index, query(["m"], { expected: 2 }))).toMatchObject({ found: true, position: 1 });
   });
 
-  it("skips lines already claimed by an earlier hunk", () => {
-    expect(locate(file, query(["alpha"], { claimed: [{ start: 0, end: 2 }] }))).toMatchObject({
+  it("skips places where the hunk may not sit", () => {
+    expect(locate(file, query(["alpha"], { free: (position) => position !== 0 }))).toMatchObject({
       position: 3,
     });
   });

@@ -103,12 +103,6 @@ export class LineIndex {
   }
 }
 
-/** A range of old lines already taken by a hunk, [start, end) 0-based. */
-export interface Span {
-  start: number;
-  end: number;
-}
-
 /** What to look for and where. */
 export interface LocateQuery {
   /** The hunk's old side (context and removed lines), as written in the patch. */
@@ -121,8 +115,8 @@ export interface LocateQuery {
   cursor: number;
   /** The old side must end at the end of the file. */
   atEndOfFile: boolean;
-  /** Lines earlier hunks of the file already took. */
-  claimed: readonly Span[];
+  /** Whether the hunk may sit at a position, given the hunks already placed (default: anywhere). */
+  free?: (position: number) => boolean;
 }
 
 export type Located =
@@ -136,7 +130,7 @@ export function locate(index: LineIndex, query: LocateQuery): Located {
   if (m === 0) return locateInsertion(index, query);
   if (query.atEndOfFile) {
     const position = n - m;
-    if (position >= 0 && isFree(query.claimed, position, m)) {
+    if (position >= 0 && isFree(query, position)) {
       for (const level of MATCH_LEVELS) {
         if (matchesAt(index, normalizePattern(query.sought, level), position, level)) {
           return { found: true, position, level };
@@ -189,16 +183,11 @@ function locateNearest(index: LineIndex, query: LocateQuery): Located {
     const reach = Math.max(expected, last - expected);
     for (let distance = 0; distance <= reach; distance++) {
       const after = expected + distance;
-      if (after <= last && isFree(query.claimed, after, m) && matchesAt(index, pattern, after, level)) {
+      if (after <= last && isFree(query, after) && matchesAt(index, pattern, after, level)) {
         return { found: true, position: after, level };
       }
       const before = expected - distance;
-      if (
-        distance > 0 &&
-        before >= 0 &&
-        isFree(query.claimed, before, m) &&
-        matchesAt(index, pattern, before, level)
-      ) {
+      if (distance > 0 && before >= 0 && isFree(query, before) && matchesAt(index, pattern, before, level)) {
         return { found: true, position: before, level };
       }
     }
@@ -219,9 +208,7 @@ function locateUnique(index: LineIndex, query: LocateQuery): Located {
       [query.cursor, n],
       [0, query.cursor + pattern.length - 1],
     ] as const) {
-      const hits = findAll(index, pattern, level, from, to).filter((position) =>
-        isFree(query.claimed, position, pattern.length),
-      );
+      const hits = findAll(index, pattern, level, from, to).filter((position) => isFree(query, position));
       if (hits.length === 1) return { found: true, position: hits[0]!, level };
       if (hits.length > 1) {
         return {
@@ -245,7 +232,7 @@ function locateAfterAnchors(index: LineIndex, query: LocateQuery): Located {
       const pattern = normalizePattern(query.sought, level);
       // The context may begin with the anchor line itself, as models often repeat it.
       for (let position = anchor.position; position + m <= index.length; position++) {
-        if (isFree(query.claimed, position, m) && matchesAt(index, pattern, position, level)) {
+        if (isFree(query, position) && matchesAt(index, pattern, position, level)) {
           return { found: true, position, level };
         }
       }
@@ -353,15 +340,8 @@ function findAll(
   return hits;
 }
 
-function isFree(claimed: readonly Span[], position: number, length: number): boolean {
-  for (const span of claimed) {
-    if (length === 0) {
-      if (position > span.start && position < span.end) return false;
-    } else if (position < span.end && position + length > span.start) {
-      return false;
-    }
-  }
-  return true;
+function isFree(query: LocateQuery, position: number): boolean {
+  return query.free === undefined || query.free(position);
 }
 
 function listLines(positions: readonly number[]): string {

@@ -736,6 +736,69 @@ export const envelopeCases: PatchCase[] = [
     ),
     expect: { files: { "b.txt": "A2\n" } },
   },
+  {
+    name: "a quoted path in the file header",
+    files: { "my dir/a.txt": text("x") },
+    request: patch(text("*** Begin Patch", '*** Update File: "my dir/a.txt"', "-x", "+y", "*** End Patch")),
+    expect: { files: { "my dir/a.txt": "y\n" } },
+  },
+  {
+    name: "an absolute path inside the workspace",
+    files: { "src/a.py": text("x = 1") },
+    request: patch(
+      text("*** Begin Patch", "*** Update File: /workspace/src/a.py", "-x = 1", "+x = 2", "*** End Patch"),
+    ),
+    expect: { files: { "src/a.py": "x = 2\n" } },
+  },
+  {
+    name: "a Windows-style path with backslashes",
+    files: { "src/win/a.txt": text("x") },
+    request: patch(text("*** Begin Patch", "*** Update File: src\\win\\a.txt", "-x", "+y", "*** End Patch")),
+    expect: { files: { "src/win/a.txt": "y\n" } },
+  },
+  {
+    name: "a chunk of context only changes nothing",
+    files: { "f.txt": text("a", "b") },
+    request: patch(text("*** Begin Patch", "*** Update File: f.txt", " a", " b", "*** End Patch")),
+    expect: { files: { "f.txt": text("a", "b") }, hunks: [{ line: 1, match: "exact" }] },
+  },
+  {
+    name: "tabs in a Go file, spaces in the envelope",
+    files: { "x.go": text("func f() int {", "\treturn 1", "}") },
+    request: patch(
+      text(
+        "*** Begin Patch",
+        "*** Update File: x.go",
+        "@@ func f() int {",
+        "-    return 1",
+        "+    y := 2",
+        "+    return y",
+        "*** End Patch",
+      ),
+    ),
+    expect: { files: { "x.go": text("func f() int {", "\ty := 2", "\treturn y", "}") } },
+  },
+  {
+    name: "chunks sharing a context line",
+    files: { "f.txt": text("a", "b", "c", "d", "e") },
+    request: patch(
+      text(
+        "*** Begin Patch",
+        "*** Update File: f.txt",
+        "@@",
+        " a",
+        "-b",
+        "+B",
+        " c",
+        "@@",
+        " c",
+        "-d",
+        "+D",
+        "*** End Patch",
+      ),
+    ),
+    expect: { files: { "f.txt": text("a", "B", "c", "D", "e") } },
+  },
   // ---- failures ----
   {
     name: "Update of a file that does not exist",
@@ -921,6 +984,20 @@ export const envelopeCases: PatchCase[] = [
             { file: "b.txt", hunk: 1, expected: ["y"] },
           ],
         },
+      },
+    },
+  },
+  {
+    name: "an envelope sent a second time says it looks applied already",
+    files: { "src/utils.py": utils.replace("    return x\n", "    return x * 2\n") },
+    request: patch(
+      "*** Begin Patch\n*** Update File: src/utils.py\n@@ def calculate(x):\n-    return x\n+    return x * 2\n*** End Patch",
+    ),
+    expect: {
+      error: {
+        code: "patch_hunk_fail",
+        message: ["was this patch applied already?"],
+        details: { rejected_hunks: [{ hunk: 1, closest: { line: 4, lines: ["    return x * 2"] } }] },
       },
     },
   },

@@ -718,6 +718,95 @@ export const unifiedCases: PatchCase[] = [
     request: patch(text("--- a/f.txt", "+++ b/f.txt", "@@ -1,2 +1,2 @@", " a", "-b", "+b")),
     expect: { files: { "f.txt": text("a", "b") } },
   },
+  {
+    name: "neighbouring hunks whose context overlaps apply like GNU patch applies them",
+    files: { "f.txt": text("1", "2", "3", "4", "5", "6", "7") },
+    request: patch(
+      text(
+        "--- a/f.txt",
+        "+++ b/f.txt",
+        "@@ -1,4 +1,4 @@",
+        " 1",
+        "-2",
+        "+two",
+        " 3",
+        " 4",
+        "@@ -3,4 +3,4 @@",
+        " 3",
+        " 4",
+        "-5",
+        "+five",
+        " 6",
+      ),
+    ),
+    expect: {
+      files: { "f.txt": text("1", "two", "3", "4", "five", "6", "7") },
+      hunks: [{ line: 1 }, { line: 3 }],
+    },
+  },
+  {
+    name: "removing SQL comments: '--- ' lines inside a counted hunk are body, not a file header",
+    files: { "q.sql": text("-- old comment", "-- another", "select 1;") },
+    request: patch(
+      text(
+        "--- a/q.sql",
+        "+++ b/q.sql",
+        "@@ -1,3 +1,2 @@",
+        "--- old comment",
+        "--- another",
+        "+-- new comment",
+        " select 1;",
+      ),
+    ),
+    expect: { files: { "q.sql": text("-- new comment", "select 1;") } },
+  },
+  {
+    name: "tabs in the file, spaces in the patch: added lines get tabs",
+    files: { "main.go": text("func main() {", "\tx := 1", "\tif x > 0 {", "\t\tprintln(x)", "\t}", "}") },
+    request: patch(
+      text(
+        "--- a/main.go",
+        "+++ b/main.go",
+        "@@ -2,4 +2,5 @@",
+        "     x := 1",
+        "     if x > 0 {",
+        "-        println(x)",
+        "+        println(x + 1)",
+        '+        println("done")',
+        "     }",
+      ),
+    ),
+    expect: {
+      files: {
+        "main.go": text(
+          "func main() {",
+          "\tx := 1",
+          "\tif x > 0 {",
+          "\t\tprintln(x + 1)",
+          '\t\tprintln("done")',
+          "\t}",
+          "}",
+        ),
+      },
+      hunks: [{ match: "whitespace" }],
+    },
+  },
+  {
+    name: "spaces in the file, tabs in the patch: added lines get spaces",
+    files: { "m.py": text("def f():", "    if True:", "        return 1") },
+    request: patch(
+      text(
+        "--- a/m.py",
+        "+++ b/m.py",
+        "@@ -2,2 +2,3 @@",
+        " \tif True:",
+        "-\t\treturn 1",
+        "+\t\tx = 2",
+        "+\t\treturn x",
+      ),
+    ),
+    expect: { files: { "m.py": text("def f():", "    if True:", "        x = 2", "        return x") } },
+  },
   // ---- failures ----
   {
     name: "context that is not in the file: rejected with the closest lines",
@@ -930,6 +1019,61 @@ export const unifiedCases: PatchCase[] = [
         details: {
           rejected_hunks: [{ file: "f.py", hunk: 1, closest: { line: 2, lines: ["    return None"] } }],
         },
+      },
+    },
+  },
+  {
+    name: "a diff sent a second time says it looks applied already",
+    files: { "src/main.py": fixedMain },
+    request: patch(
+      text(
+        "--- a/src/main.py",
+        "+++ b/src/main.py",
+        "@@ -1,2 +1,2 @@",
+        " def add(a, b):",
+        "-    return a - b",
+        "+    return a + b",
+      ),
+    ),
+    expect: {
+      error: {
+        code: "patch_hunk_fail",
+        message: ["src/main.py hunk 1", "was this patch applied already?", "Closest (line 1)"],
+        details: {
+          rejected_hunks: [
+            {
+              file: "src/main.py",
+              hunk: 1,
+              expected: ["def add(a, b):", "    return a - b"],
+              closest: { line: 1, lines: ["def add(a, b):", "    return a + b"] },
+            },
+          ],
+        },
+      },
+    },
+  },
+  {
+    name: "a second hunk that needs a line the first one removes",
+    files: { "f.txt": text("a", "b", "c", "d") },
+    request: patch(
+      text(
+        "--- a/f.txt",
+        "+++ b/f.txt",
+        "@@ -1,3 +1,2 @@",
+        " a",
+        "-b",
+        " c",
+        "@@ -2,2 +2,2 @@",
+        " b",
+        "-c",
+        "+C",
+      ),
+    ),
+    expect: {
+      error: {
+        code: "patch_hunk_fail",
+        message: ["f.txt hunk 2"],
+        details: { rejected_hunks: [{ file: "f.txt", hunk: 2, expected: ["b", "c"] }] },
       },
     },
   },
