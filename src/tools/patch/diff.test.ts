@@ -170,6 +170,11 @@ describe("renderPlanDiff", () => {
     );
   });
 
+  it("ends ---/+++ names that contain a space with a tab, as git does for GNU patch", () => {
+    const diff = renderPlanDiff([{ path: "my dir/a b.txt", before: "x\n", after: "y\n" }], new Map());
+    expect(diff).toContain("--- a/my dir/a b.txt\t\n+++ b/my dir/a b.txt\t\n@@ -1,1 +1,1 @@\n");
+  });
+
   it("is empty when nothing changes", () => {
     expect(renderPlanDiff([], new Map())).toBe("");
   });

@@ -161,7 +161,7 @@ export function renderPlanDiff(files: readonly PlannedFile[], hints: ReadonlyMap
       ...(file.after === null ? { isDelete: true } : {}),
       ...(rename ? { isRename: true } : {}),
     };
-    let section = formatPatch(patch);
+    let section = withTabbedNames(formatPatch(patch));
     // An empty file's creation or deletion has no hunk; GNU patch needs the index line to read it right.
     if (patch.hunks.length === 0 && (before === null || file.after === null)) {
       const index = before === null ? `index 0000000..${EMPTY_BLOB}` : `index ${EMPTY_BLOB}..0000000`;
@@ -170,4 +170,15 @@ export function renderPlanDiff(files: readonly PlannedFile[], hints: ReadonlyMap
     sections.push(section);
   }
   return sections.join("");
+}
+
+/**
+ * Git ends a ---/+++ name that contains a space with a tab, so that GNU patch knows where the
+ * name stops; jsdiff does not, so the header lines (those before the first hunk) get one here.
+ */
+function withTabbedNames(section: string): string {
+  const firstHunk = section.indexOf("\n@@ ");
+  const head = firstHunk === -1 ? section : section.slice(0, firstHunk);
+  const fixed = head.replace(/^(---|\+\+\+) ([^"\n]* [^"\n]*)$/gmu, "$1 $2\t");
+  return firstHunk === -1 ? fixed : fixed + section.slice(firstHunk);
 }
