@@ -45,6 +45,9 @@ interface Placement {
   footprint: Footprint;
 }
 
+/** Failed hunks of one file that get the whole-file similar-lines search; later ones only exact votes. */
+const SIMILAR_LINES_BUDGET = 20;
+
 /** A range of old lines, [start, end) 0-based. */
 interface Span {
   start: number;
@@ -137,7 +140,7 @@ export function applyHunks(file: FileLines, given: readonly ParsedHunk[]): Appli
               line: candidates[0]! + 1,
               lines: file.lines.slice(candidates[0]!, candidates[0]! + sought.length),
             }
-          : closestLines(index, sought, around);
+          : closestLines(index, sought, around, rejected.length < SIMILAR_LINES_BUDGET);
       const reason = applied
         ? `${found.located.reason}, but the lines it would leave are already there (shown as closest): was this patch applied already?`
         : found.located.reason;

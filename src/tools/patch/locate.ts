@@ -48,6 +48,7 @@ export class LineIndex {
   private readonly positions = new Map<MatchLevel, Map<string, number[]>>();
   private scans = 0;
   private loose: Map<string, number[]> | undefined;
+  private collapsed: readonly string[] | undefined;
 
   constructor(lines: readonly string[]) {
     this.lines = lines;
@@ -87,16 +88,21 @@ export class LineIndex {
     return map.get(line) ?? [];
   }
 
+  /** The lines normalized as loosely as the closest-lines search compares them. */
+  looseForm(): readonly string[] {
+    this.collapsed ??= this.at("unicode").map(collapseSpaces);
+    return this.collapsed;
+  }
+
   /** Line numbers (0-based) of each loosely normalized line, for the closest-lines search. */
   looseOccurrences(): Map<string, number[]> {
     if (!this.loose) {
       this.loose = new Map();
-      const form = this.at("unicode");
+      const form = this.looseForm();
       for (let i = 0; i < form.length; i++) {
-        const key = collapseSpaces(form[i]!);
-        const list = this.loose.get(key);
+        const list = this.loose.get(form[i]!);
         if (list) list.push(i);
-        else this.loose.set(key, [i]);
+        else this.loose.set(form[i]!, [i]);
       }
     }
     return this.loose;
@@ -180,19 +186,71 @@ function locateNearest(index: LineIndex, query: LocateQuery): Located {
   const expected = Math.min(Math.max(0, query.expected ?? 0), Math.max(0, last));
   for (const level of MATCH_LEVELS) {
     const pattern = normalizePattern(query.sought, level);
-    const reach = Math.max(expected, last - expected);
-    for (let distance = 0; distance <= reach; distance++) {
-      const after = expected + distance;
-      if (after <= last && isFree(query, after) && matchesAt(index, pattern, after, level)) {
-        return { found: true, position: after, level };
-      }
-      const before = expected - distance;
-      if (distance > 0 && before >= 0 && isFree(query, before) && matchesAt(index, pattern, before, level)) {
-        return { found: true, position: before, level };
+    for (const position of nearestFirst(index, level, pattern[0]!, expected, last)) {
+      if (isFree(query, position) && matchesAt(index, pattern, position, level)) {
+        return { found: true, position, level };
       }
     }
   }
   return { found: false, reason: "the lines were not found anywhere in the file", candidates: [] };
+}
+
+/**
+ * Start positions in [0, last] by distance from `expected`, the later one first at equal distance
+ * (as GNU patch tries them); only where the first line occurs, once the occurrence map exists.
+ */
+function* nearestFirst(
+  index: LineIndex,
+  level: MatchLevel,
+  first: string,
+  expected: number,
+  last: number,
+): Generator<number> {
+  const known = index.occurrences(level, first);
+  if (!known) {
+    const reach = Math.max(expected, last - expected);
+    for (let distance = 0; distance <= reach; distance++) {
+      if (expected + distance <= last) yield expected + distance;
+      if (distance > 0 && expected - distance >= 0) yield expected - distance;
+    }
+    return;
+  }
+  let after = lowerBound(known, expected);
+  let before = after - 1;
+  while (after < known.length || before >= 0) {
+    const up = after < known.length ? known[after]! - expected : Number.POSITIVE_INFINITY;
+    const down = before >= 0 ? expected - known[before]! : Number.POSITIVE_INFINITY;
+    const position = up <= down ? known[after++]! : known[before--]!;
+    if (position <= last) yield position;
+  }
+}
+
+/** Start positions from `from` on, ascending: every one, or where the first line occurs once mapped. */
+function* forwardFrom(
+  index: LineIndex,
+  level: MatchLevel,
+  first: string,
+  from: number,
+  last: number,
+): Generator<number> {
+  const known = index.occurrences(level, first);
+  if (!known) {
+    for (let position = Math.max(0, from); position <= last; position++) yield position;
+    return;
+  }
+  for (let k = lowerBound(known, from); k < known.length && known[k]! <= last; k++) yield known[k]!;
+}
+
+/** The first index of a sorted array whose value is at least `value`. */
+function lowerBound(sorted: readonly number[], value: number): number {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle]! < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
@@ -231,7 +289,7 @@ function locateAfterAnchors(index: LineIndex, query: LocateQuery): Located {
     for (const level of MATCH_LEVELS) {
       const pattern = normalizePattern(query.sought, level);
       // The context may begin with the anchor line itself, as models often repeat it.
-      for (let position = anchor.position; position + m <= index.length; position++) {
+      for (const position of forwardFrom(index, level, pattern[0]!, anchor.position, index.length - m)) {
         if (isFree(query, position) && matchesAt(index, pattern, position, level)) {
           return { found: true, position, level };
         }
@@ -359,22 +417,49 @@ function collapseSpaces(line: string): string {
 export function lineSimilarity(a: string, b: string): number {
   if (a === b) return 1;
   if (a.length < 2 || b.length < 2) return 0;
-  const grams = new Map<string, number>();
-  for (let i = 0; i < a.length - 1; i++) {
-    const gram = a.slice(i, i + 2);
-    grams.set(gram, (grams.get(gram) ?? 0) + 1);
-  }
-  let shared = 0;
-  for (let i = 0; i < b.length - 1; i++) {
-    const gram = b.slice(i, i + 2);
-    const count = grams.get(gram) ?? 0;
-    if (count > 0) {
-      shared++;
-      grams.set(gram, count - 1);
-    }
-  }
-  return (2 * shared) / (a.length - 1 + (b.length - 1));
+  return bigramsOf(a).similarity(b);
 }
+
+/** A line's character bigrams, kept to compare many other lines against it. */
+class Bigrams {
+  private readonly counts = new Map<number, number>();
+  private readonly size: number;
+  private readonly used = new Map<number, number>();
+
+  constructor(readonly text: string) {
+    for (let i = 0; i < text.length - 1; i++) {
+      const gram = text.charCodeAt(i) * 65536 + text.charCodeAt(i + 1);
+      this.counts.set(gram, (this.counts.get(gram) ?? 0) + 1);
+    }
+    this.size = Math.max(0, text.length - 1);
+  }
+
+  similarity(other: string): number {
+    if (other === this.text) return 1;
+    const otherSize = other.length - 1;
+    if (otherSize < 1 || this.size < 1) return 0;
+    // Dice can be at most this; most lines of a file fall short of the threshold on length alone.
+    if ((2 * Math.min(otherSize, this.size)) / (otherSize + this.size) < SIMILARITY_FLOOR) return 0;
+    this.used.clear();
+    let shared = 0;
+    for (let i = 0; i < otherSize; i++) {
+      const gram = other.charCodeAt(i) * 65536 + other.charCodeAt(i + 1);
+      const available = (this.counts.get(gram) ?? 0) - (this.used.get(gram) ?? 0);
+      if (available > 0) {
+        shared++;
+        this.used.set(gram, (this.used.get(gram) ?? 0) + 1);
+      }
+    }
+    return (2 * shared) / (this.size + otherSize);
+  }
+}
+
+function bigramsOf(text: string): Bigrams {
+  return new Bigrams(text);
+}
+
+/** Below this a line is not "similar" to another at all. */
+const SIMILARITY_FLOOR = 0.4;
 
 /** Candidates scoring at least this share of the best are "about as alike"; the nearest of them wins. */
 const NEAR_BEST = 0.9;
@@ -385,13 +470,15 @@ const CLOSEST_SHORTLIST = 24;
 /**
  * The place in the file that looks most like `sought`: candidates are voted for by lines that are
  * equal once whitespace and Unicode punctuation are normalized, or (when none are) by lines similar
- * to the first non-blank sought line; the best few are scored line by line. Ties go to the place
- * nearest `around`. Null when nothing comes close.
+ * to the first non-blank sought line (unless `similar` is false: that pass reads the whole file);
+ * the best few are scored line by line. Ties go to the place nearest `around`. Null when nothing
+ * comes close.
  */
 export function closestLines(
   index: LineIndex,
   sought: readonly string[],
   around: number,
+  similar = true,
 ): { line: number; lines: string[] } | null {
   const n = index.length;
   const m = sought.length;
@@ -406,24 +493,23 @@ export function closestLines(
       votes.set(start, (votes.get(start) ?? 0) + 1);
     }
   }
-  if (votes.size === 0) {
+  const form = index.looseForm();
+  if (votes.size === 0 && similar) {
     const j = loose.findIndex((line) => line.length >= 2);
     if (j === -1) return null;
-    const form = index.at("unicode");
+    const target = bigramsOf(loose[j]!);
     for (let i = 0; i < n; i++) {
-      const similarity = lineSimilarity(collapseSpaces(form[i]!), loose[j]!);
-      if (similarity >= 0.4) votes.set(clampStart(i - j, n, m), similarity);
+      const similarity = target.similarity(form[i]!);
+      if (similarity >= SIMILARITY_FLOOR) votes.set(clampStart(i - j, n, m), similarity);
     }
   }
   const shortlist = [...votes.entries()]
     .sort((a, b) => b[1] - a[1] || Math.abs(a[0] - around) - Math.abs(b[0] - around))
     .slice(0, CLOSEST_SHORTLIST);
-  const form = index.at("unicode");
+  const grams = loose.map(bigramsOf);
   const scored = shortlist.map(([start]) => {
     let score = 0;
-    for (let j = 0; j < m && start + j < n; j++) {
-      score += lineSimilarity(collapseSpaces(form[start + j]!), loose[j]!);
-    }
+    for (let j = 0; j < m && start + j < n; j++) score += grams[j]!.similarity(form[start + j]!);
     return { start, score };
   });
   const top = Math.max(0, ...scored.map((candidate) => candidate.score));
@@ -433,7 +519,7 @@ export function closestLines(
     if (candidate.score < top * NEAR_BEST) continue;
     if (!best || Math.abs(candidate.start - around) < Math.abs(best.start - around)) best = candidate;
   }
-  if (!best || best.score < 0.4) return null;
+  if (!best || best.score < SIMILARITY_FLOOR) return null;
   return { line: best.start + 1, lines: index.lines.slice(best.start, best.start + m) };
 }
 

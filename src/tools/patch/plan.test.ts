@@ -169,4 +169,24 @@ describe("planPatch", () => {
     await planPatch({ kind: "text", text: "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch" }, source);
     expect(calls.every((call) => call.startsWith("resolve ") || call.startsWith("read "))).toBe(true);
   });
+
+  it("reports 500 failing hunks of a 50,000-line file, every one, in well under the 10 s patch deadline", async () => {
+    const lines = Array.from({ length: 50_000 }, (_, i) =>
+      i % 4 === 3 ? "}" : `value_${i} = compute(${i})`,
+    );
+    const hunks: string[] = [];
+    for (let k = 0; k < 500; k++)
+      hunks.push(`@@ -${k * 100 + 1},2 +${k * 100 + 1},2 @@`, ` nothing_like_${k}`, `-gone ${k}`, "+x");
+    const started = performance.now();
+    const failure = await planPatch(
+      { kind: "text", text: `--- a/big.py\n+++ b/big.py\n${hunks.join("\n")}\n` },
+      mapSource(new Map([["big.py", `${lines.join("\n")}\n`]])),
+    ).catch((error: unknown) => error);
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(failure).toMatchObject({
+      code: "patch_hunk_fail",
+      message: expect.stringContaining("500 hunks did not apply"),
+    });
+    expect((failure as ToolFailure).details?.rejected_hunks).toHaveLength(500);
+  });
 });
