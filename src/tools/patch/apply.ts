@@ -168,7 +168,13 @@ export function applyHunks(file: FileLines, given: readonly ParsedHunk[]): Appli
  * A BOM is kept out of line texts (FileLines.bom holds it), but diffs carry it on their first line:
  * strip it from hunk lines, and let a new file's first added line give the file its BOM.
  */
-function withoutBom(hunks: readonly ParsedHunk[], file: FileLines): { hunks: ParsedHunk[]; bom: boolean } {
+function withoutBom(
+  hunks: readonly ParsedHunk[],
+  file: FileLines,
+): { hunks: readonly ParsedHunk[]; bom: boolean } {
+  if (!hunks.some((hunk) => hunk.lines.some((line) => line.text.startsWith("\uFEFF")))) {
+    return { hunks, bom: file.bom };
+  }
   let bom = file.bom;
   const cleaned = hunks.map((hunk, h) => ({
     ...hunk,

@@ -15,16 +15,23 @@ import type {
   PatchSource,
   PlannedFile,
   RejectedHunk,
+  StructuredHunk,
   TextPatchFormat,
 } from "./types.ts";
 
 /**
- * Parses a patch and checks every hunk of every file against the workspace, without writing
- * anything. Operations run in order on the planned content, so a file named twice is patched
- * twice, a file deleted then added is replaced, and an update after a delete finds no file.
- * File-level problems (file_not_found, already_exists, binary_file, path_escape, symlink_blocked,
- * hash_mismatch) throw at once; hunks that do not apply are collected over all files and thrown
- * together as patch_hunk_fail. Hunk numbers count from 1 within each file section of the patch.
+ * Parses a patch and checks every hunk of every file against the workspace, writing nothing.
+ * Operations run in order on the planned content (a file named twice is patched twice; Delete then
+ * Add replaces; an Update after a Delete finds no file). Hunks are placed against the file's
+ * original lines: numbered ones nearest their header, number-less ones by unique context or after
+ * their @@ anchors, with context compared exactly, then ignoring trailing whitespace, then all
+ * surrounding whitespace, then common Unicode punctuation. Context lines keep the file's text and
+ * line endings; added lines take the file's dominant ending; a file keeps whether it ends with a
+ * newline unless a `\ No newline at end of file` marker says otherwise (new envelope files end with
+ * one). File-level problems (file_not_found, already_exists, binary_file, not_a_file, path_escape,
+ * symlink_blocked, hash_mismatch, patch_parse_error) throw at once; hunks that do not apply are
+ * collected over all files and thrown together as patch_hunk_fail. Hunk numbers count from 1 within
+ * each file section of the patch.
  */
 export async function planPatch(request: PatchRequest, source: PatchSource): Promise<PatchPlan> {
   const planner = new Planner(source);
