@@ -221,7 +221,7 @@ class Planner {
     this.set(entry, result.text, result.hint);
   }
 
-  async structured(path: string, hunks: Parameters<typeof applyStructuredHunks>[1]): Promise<void> {
+  async structured(path: string, hunks: readonly StructuredHunk[]): Promise<void> {
     const entry = await this.entry(path);
     const name = entry.path.relative;
     if (entry.current === null) {
