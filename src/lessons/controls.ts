@@ -30,7 +30,7 @@ export function applyLessonControls(runtime: Runtime, lesson: Lesson): { lift():
   let calls = 0;
   const guard: Guard = ({ profile, tool, params }) => {
     const allowed = lesson.profiles.find((entry) => entry.profile === profile);
-    if (!allowed || !allowed.tools.includes(tool.name)) {
+    if (!allowed?.tools.includes(tool.name)) {
       const list = lesson.profiles.map((entry) => `${entry.profile}: ${entry.tools.join(", ")}`).join("; ");
       throw new ToolFailure(
         "tool_not_allowed",
