@@ -19,9 +19,9 @@ import type { BenchRow } from "./types.ts";
 
 const LINES = 20_000;
 const HUNKS = 200;
-const RUNS = 21;
+const RUNS = 31;
 /** Unmeasured runs first, so that every row is timed on optimized code whatever its order. */
-const WARMUP = 5;
+const WARMUP = 10;
 /** The changed line of each 100: a `return` line, two lines below its function's first line. */
 const CHANGED = 52;
 

@@ -67,26 +67,36 @@ function footprint(lines: readonly HunkLine[], position: number): Footprint {
   const removed: Span[] = [];
   const inserts: number[] = [];
   let i = position;
-  let run: { start: number; removes: boolean } | undefined;
-  const close = () => {
-    if (run?.removes) removed.push({ start: run.start, end: i });
-    else if (run) inserts.push(run.start);
-    run = undefined;
-  };
+  // The current run of changed lines: where it starts, and whether it removes any line.
+  let runStart = -1;
+  let runRemoves = false;
   for (const line of lines) {
     if (line.kind === " ") {
-      close();
+      if (runStart !== -1) closeRun(removed, inserts, runStart, runRemoves, i);
+      runStart = -1;
       i++;
       continue;
     }
-    run ??= { start: i, removes: false };
+    if (runStart === -1) {
+      runStart = i;
+      runRemoves = false;
+    }
     if (line.kind === "-") {
-      run.removes = true;
+      runRemoves = true;
       i++;
     }
   }
-  close();
+  if (runStart !== -1) closeRun(removed, inserts, runStart, runRemoves, i);
   return { start: position, end: i, removed, inserts };
+}
+
+function closeRun(removed: Span[], inserts: number[], start: number, removes: boolean, end: number): void {
+  if (removes) removed.push({ start, end });
+  else inserts.push(start);
+}
+
+function overlaps(span: Span, other: Span): boolean {
+  return span.start < other.end && other.start < span.end;
 }
 
 /**
@@ -95,9 +105,29 @@ function footprint(lines: readonly HunkLine[], position: number): Footprint {
  * neighbouring hunks whose context overlaps, and GNU patch applies those.
  */
 function clash(a: Footprint, b: Footprint): boolean {
-  const within = (span: Span, other: Span) => span.start < other.end && other.start < span.end;
-  if (a.removed.some((span) => within(span, b)) || b.removed.some((span) => within(span, a))) return true;
+  if (a.removed.some((span) => overlaps(span, b)) || b.removed.some((span) => overlaps(span, a))) return true;
   return a.inserts.some((p) => b.start < p && p < b.end) || b.inserts.some((p) => a.start < p && p < a.end);
+}
+
+/**
+ * Whether a hunk with these lines may sit at a position among the hunks placed so far. Hunks whose
+ * old lines do not overlap never clash, so the footprint is only worked out when some do.
+ */
+function freeAmong(
+  placements: readonly Placement[],
+  lines: readonly HunkLine[],
+): (position: number) => boolean {
+  const length = oldSide(lines).length;
+  return (position) => {
+    const end = position + length;
+    let mine: Footprint | undefined;
+    for (const other of placements) {
+      if (end <= other.footprint.start || position >= other.footprint.end) continue;
+      mine ??= footprint(lines, position);
+      if (clash(mine, other.footprint)) return false;
+    }
+    return true;
+  };
 }
 
 /**
@@ -112,10 +142,7 @@ export function applyHunks(file: FileLines, given: readonly ParsedHunk[]): Appli
   const placements: Placement[] = [];
   const placed: PlacedHunk[] = [];
   const rejected: Omit<RejectedHunk, "file">[] = [];
-  const freeFor = (lines: readonly HunkLine[]) => (position: number) => {
-    const mine = footprint(lines, position);
-    return !placements.some((other) => clash(mine, other.footprint));
-  };
+  const freeFor = (lines: readonly HunkLine[]) => freeAmong(placements, lines);
   let cursor = 0;
   let drift = 0;
   hunks.forEach((hunk, hunkIndex) => {

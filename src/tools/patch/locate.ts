@@ -206,17 +206,23 @@ function* nearestFirst(
   expected: number,
   last: number,
 ): Generator<number> {
+  // Most hunks sit at or near their header: look there before asking for the occurrence map.
+  const near = Math.min(NEAR_LINES, Math.max(expected, last - expected));
+  for (let distance = 0; distance <= near; distance++) {
+    if (expected + distance <= last) yield expected + distance;
+    if (distance > 0 && expected - distance >= 0) yield expected - distance;
+  }
   const known = index.occurrences(level, first);
   if (!known) {
     const reach = Math.max(expected, last - expected);
-    for (let distance = 0; distance <= reach; distance++) {
+    for (let distance = near + 1; distance <= reach; distance++) {
       if (expected + distance <= last) yield expected + distance;
-      if (distance > 0 && expected - distance >= 0) yield expected - distance;
+      if (expected - distance >= 0) yield expected - distance;
     }
     return;
   }
-  let after = lowerBound(known, expected);
-  let before = after - 1;
+  let after = lowerBound(known, expected + near + 1);
+  let before = lowerBound(known, expected - near) - 1;
   while (after < known.length || before >= 0) {
     const up = after < known.length ? known[after]! - expected : Number.POSITIVE_INFINITY;
     const down = before >= 0 ? expected - known[before]! : Number.POSITIVE_INFINITY;
@@ -225,7 +231,13 @@ function* nearestFirst(
   }
 }
 
-/** Start positions from `from` on, ascending: every one, or where the first line occurs once mapped. */
+/** Lines around the expected one searched line by line before the occurrence map is used. */
+const NEAR_LINES = 64;
+
+/**
+ * Start positions from `from` on, ascending: line by line near `from` (where the context usually
+ * is), then only where the first line occurs once the occurrence map exists.
+ */
 function* forwardFrom(
   index: LineIndex,
   level: MatchLevel,
@@ -233,12 +245,15 @@ function* forwardFrom(
   from: number,
   last: number,
 ): Generator<number> {
+  const start = Math.max(0, from);
+  const near = Math.min(last, start + NEAR_LINES);
+  for (let position = start; position <= near; position++) yield position;
   const known = index.occurrences(level, first);
   if (!known) {
-    for (let position = Math.max(0, from); position <= last; position++) yield position;
+    for (let position = near + 1; position <= last; position++) yield position;
     return;
   }
-  for (let k = lowerBound(known, from); k < known.length && known[k]! <= last; k++) yield known[k]!;
+  for (let k = lowerBound(known, near + 1); k < known.length && known[k]! <= last; k++) yield known[k]!;
 }
 
 /** The first index of a sorted array whose value is at least `value`. */
