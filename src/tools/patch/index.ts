@@ -5,7 +5,7 @@
  */
 export { commitPatch } from "./commit.ts";
 export { planPatch } from "./plan.ts";
-export { sourceFromSandbox } from "./source.ts";
+export { sourceFromContext, sourceFromSandbox } from "./source.ts";
 export type {
   HunkMatch,
   HunkOutcome,

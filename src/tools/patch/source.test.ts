@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { resolveWorkspacePath } from "../../core/workspace-path.ts";
 import { planPatch } from "./plan.ts";
-import { sourceFromSandbox } from "./source.ts";
+import { sourceFromContext, sourceFromSandbox } from "./source.ts";
 import { MemorySandbox, ROOT } from "./testing/memory.ts";
 
 describe("sourceFromSandbox", () => {
@@ -45,5 +46,22 @@ describe("sourceFromSandbox", () => {
       ),
     ).rejects.toMatchObject({ code: "symlink_blocked" });
     expect(sandbox.files()).toEqual({ "real/a.txt": "a\n" });
+  });
+
+  it("from a tool context, resolves with the context's own resolver", async () => {
+    const sandbox = new MemorySandbox({ "real/a.txt": "a\n" });
+    await sandbox.symlink("real", `${ROOT}/link`);
+    const asked: unknown[] = [];
+    const source = sourceFromContext({
+      sandbox,
+      resolve: (path) => {
+        asked.push(path);
+        return resolveWorkspacePath(sandbox, path, { symlinks: "inside" });
+      },
+    });
+    const path = await source.resolve("link/a.txt");
+    expect(path.relative).toBe("real/a.txt");
+    expect(new TextDecoder().decode((await source.read(path))!)).toBe("a\n");
+    expect(asked).toEqual(["link/a.txt"]);
   });
 });
