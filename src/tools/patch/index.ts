@@ -3,6 +3,7 @@
  * and structured hunks are planned against a PatchSource (checked, never written), then committed
  * all or nothing through the Sandbox.
  */
+export { type AppliedPatch, applyPatchInWorkspace } from "./apply-in-workspace.ts";
 export { commitPatch } from "./commit.ts";
 export { planPatch } from "./plan.ts";
 export { sourceFromContext, sourceFromSandbox } from "./source.ts";
