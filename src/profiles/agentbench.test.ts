@@ -396,10 +396,10 @@ describe("apply_patch", () => {
     });
     expect(missing.error?.error_type).toBe("file_not_found");
     expect(missing.error?.message).toContain("nope.txt");
-    const escape = await call("apply_patch", {
+    const outside = await call("apply_patch", {
       unified_diff: "--- a/../etc/passwd\n+++ b/../etc/passwd\n@@ -1 +1 @@\n-x\n+y\n",
     });
-    expect(escape.error?.error_type).toBe("path_escape");
+    expect(outside.error?.error_type).toBe("path_escape");
   });
 });
 
