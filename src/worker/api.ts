@@ -1,4 +1,4 @@
-import type { Remote } from "comlink";
+import { type ProxyMarked, proxy, type Remote } from "comlink";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
@@ -30,6 +30,12 @@ import { WorkspaceSession } from "./workspace-session.ts";
 import { zipWorkspace } from "./zip.ts";
 
 export type * from "./types.ts";
+
+/**
+ * A group of methods reached by path over comlink (`api.checkpoints.list()`). Marked as a proxy so
+ * that comlink's Remote type maps it to remote methods rather than a promised plain object.
+ */
+export type Namespace<T> = T & ProxyMarked;
 
 export interface BootOptions {
   /** "embedded": a just-bash sandbox in this worker; "remote": the sandbox behind boot's `port` (a WebContainer). */
@@ -73,36 +79,36 @@ export interface WorkerApi {
   /** A file-tree action (create_folder, delete_path, rename_path) through the same profile. */
   editFiles(tool: string, params: Record<string, unknown>): Promise<CallOutcome>;
 
-  approvals: {
+  approvals: Namespace<{
     /** The worker asks the person through this callback; without one, asked-for calls are denied. */
     setPrompt(prompt: (request: ApprovalRequest) => Promise<ApprovalDecision>): Promise<void>;
     set(profile: string, tool: string, mode: ApprovalMode | "default"): Promise<void>;
     list(): Promise<Settings["approvals"]>;
-  };
+  }>;
 
-  checkpoints: {
+  checkpoints: Namespace<{
     list(): Promise<CheckpointInfo[]>;
     /** Puts the workspace back as it was just before `step`; itself a checkpoint, so it can be undone. */
     restoreBefore(step: number): Promise<CheckpointInfo>;
     diff(step: number): Promise<FileDiff[]>;
     lastChange(path: string): Promise<FileDiff | null>;
-  };
+  }>;
 
-  artifacts: {
+  artifacts: Namespace<{
     list(): Promise<string[]>;
     get(path: string): Promise<Uint8Array>;
-  };
+  }>;
 
-  terminal: {
+  terminal: Namespace<{
     /** Opens a shell; with `onOutput`, output is pushed as it comes, otherwise pull it with read(). */
     open(options: TerminalOptions, onOutput?: (chunk: string) => void): Promise<string>;
     write(id: string, data: string): Promise<void>;
     read(id: string, yieldMs?: number): Promise<PtyRead>;
     resize(id: string, cols: number, rows: number): Promise<void>;
     kill(id: string): Promise<void>;
-  };
+  }>;
 
-  workspaces: {
+  workspaces: Namespace<{
     list(): Promise<WorkspaceInfo[]>;
     create(seed: WorkspaceSeed): Promise<WorkspaceInfo>;
     /** Closes the open workspace and opens another; the UI reloads its views after. */
@@ -111,12 +117,12 @@ export interface WorkerApi {
     /** Deletes a workspace; deleting the open one opens another (or a new empty one). */
     delete(id: string): Promise<BootResult | null>;
     exportZip(id?: string): Promise<Uint8Array>;
-  };
+  }>;
 
-  settings: {
+  settings: Namespace<{
     get(): Promise<Settings>;
     set(patch: Partial<Omit<Settings, "approvals">>): Promise<Settings>;
-  };
+  }>;
 }
 
 const ALL_PROFILES: Profile[] = [...PROFILES, editorProfile];
@@ -307,7 +313,7 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
       current().call(EDITOR_PROFILE, { tool: "write_file", params: { path, content } }),
     editFiles: (tool, params) => current().call(EDITOR_PROFILE, { tool, params }),
 
-    approvals: {
+    approvals: proxy({
       async setPrompt(next) {
         prompt = next;
       },
@@ -326,29 +332,29 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
       async list() {
         return settings.approvals;
       },
-    },
+    }),
 
-    checkpoints: {
+    checkpoints: proxy({
       list: async () => current().checkpoints(),
       restoreBefore: (step) => current().restoreBefore(step),
       diff: async (step) => current().diff(step),
       lastChange: async (path) => current().lastChange(path),
-    },
+    }),
 
-    artifacts: {
+    artifacts: proxy({
       list: async () => current().listArtifacts(),
       get: async (path) => current().getArtifact(path),
-    },
+    }),
 
-    terminal: {
+    terminal: proxy({
       open: (options, onOutput) => current().openTerminal(options, onOutput),
       write: (id, data) => current().terminal(id).write(data),
       read: (id, yieldMs) => current().terminal(id).read(yieldMs),
       resize: (id, cols, rows) => current().terminal(id).resize(cols, rows),
       kill: (id) => current().closeTerminal(id),
-    },
+    }),
 
-    workspaces: {
+    workspaces: proxy({
       async list() {
         return (await requireStore().listWorkspaces()).map(info);
       },
@@ -387,9 +393,9 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
         }
         return zipWorkspace(await requireStore().loadFiles(id));
       },
-    },
+    }),
 
-    settings: {
+    settings: proxy({
       async get() {
         await openStore();
         return settings;
@@ -399,7 +405,7 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
         const { approvals: _ignored, ...rest } = patch as Partial<Settings>;
         return saveSettings({ ...settings, ...rest });
       },
-    },
+    }),
   };
   return api;
 }
