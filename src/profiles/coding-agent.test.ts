@@ -1,0 +1,520 @@
+import { describe, expect, it } from "vitest";
+import { createEmbeddedRuntime } from "../host/create-runtime.ts";
+import { codingAgent } from "./coding-agent.ts";
+
+/** Conformance with ../shared/specs/002_0acf6c619cf0d055.txt, section by section. */
+
+type Result = {
+  ok: boolean;
+  error_code: string | null;
+  message: string;
+  // biome-ignore lint/suspicious/noExplicitAny: results are checked field by field
+  data: Record<string, any>;
+  warnings: string[];
+  artifacts: { type: string; path: string; description: string }[];
+};
+
+async function setup(files: Record<string, string> = {}) {
+  const runtime = await createEmbeddedRuntime({ files, session: "test" });
+  const call = async (tool: string, params: Record<string, unknown> = {}) =>
+    (await runtime.call("coding-agent", { tool, params })) as Result;
+  const read = async (path: string) =>
+    new TextDecoder().decode(await runtime.sandbox.readFile(`/workspace/${path}`));
+  const exists = async (path: string) =>
+    runtime.sandbox.lstat(`/workspace/${path}`).then(
+      () => true,
+      () => false,
+    );
+  return { runtime, call, read, exists, sandbox: runtime.sandbox };
+}
+
+const PROJECT = {
+  "src/app.py": "import os\n\ndef main():\n    print('hello')\n\ndef helper():\n    return 1\n",
+  "src/util.py": "def add(a, b):\n    return a + b\n\ndef sub(a, b):\n    return a - b\n",
+  "src/deep/nested/mod.py": "X = 1\n",
+  "tests/test_app.py": "from src.app import main\n\ndef test_main():\n    assert main() is None\n",
+  "README.md": "# Demo\nSee src/app.py\n",
+  ".env": "SECRET=1\n",
+  ".gitignore": "build/\n*.log\n",
+  "build/out.py": "def main(): pass\n",
+  "debug.log": "main failed\n",
+};
+
+function expectResultShape(result: Result) {
+  expect(Object.keys(result).sort()).toEqual([
+    "artifacts",
+    "data",
+    "error_code",
+    "message",
+    "ok",
+    "warnings",
+  ]);
+  expect(typeof result.message).toBe("string");
+  expect(result.message.length).toBeGreaterThan(0);
+  expect(Array.isArray(result.warnings)).toBe(true);
+  expect(Array.isArray(result.artifacts)).toBe(true);
+  expect(typeof result.data).toBe("object");
+}
+
+describe("Tool Result Schema", () => {
+  it("wraps a success as {ok: true, error_code: null, message, data, warnings, artifacts}", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("file_read", { path: "README.md" });
+    expectResultShape(result);
+    expect(result.ok).toBe(true);
+    expect(result.error_code).toBeNull();
+    expect(result.message).toContain("README.md");
+  });
+
+  it("wraps a failure with an UPPER_SNAKE error_code and the failure's details as data", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("file_read", { path: "../etc/passwd" });
+    expectResultShape(result);
+    expect(result).toMatchObject({ ok: false, error_code: "PATH_ESCAPE", data: { path: "../etc/passwd" } });
+    expect((await call("file_read", { path: "nope.py" })).error_code).toBe("FILE_NOT_FOUND");
+    expect((await call("file_read", {})).error_code).toBe("INVALID_PARAMS");
+    expect((await call("file_read", { path: "a", extra: 1 })).error_code).toBe("INVALID_PARAMS");
+    expect((await call("no_such_tool", {})).error_code).toBe("UNKNOWN_TOOL");
+  });
+
+  it("ToolGuard: every path goes through the resolver (escapes and symlinks refused)", async () => {
+    const { call, sandbox } = await setup(PROJECT);
+    await sandbox.symlink("/etc", "/workspace/link");
+    for (const [tool, params] of [
+      ["file_write", { path: "/etc/x", content: "y" }],
+      ["file_edit", { path: "../x", old_str: "a", new_str: "b" }],
+      ["file_list", { path: ".." }],
+      ["file_move", { src: "README.md", dst: "../x" }],
+      ["file_delete", { path: "src/../../x" }],
+      ["glob", { pattern: "*", base_path: "../" }],
+      ["grep", { pattern: "x", path: "/tmp" }],
+      ["dependencies_read", { path: "../" }],
+      ["safe_shell", { command: "ls", cwd: "../" }],
+    ] as const) {
+      expect((await call(tool, params)).error_code, tool).toBe("PATH_ESCAPE");
+    }
+    expect((await call("file_read", { path: "link/passwd" })).error_code).toBe("SYMLINK_BLOCKED");
+  });
+
+  it("lists the spec's tools with schemas whose params match the tables", () => {
+    const names = codingAgent.tools.map((tool) => tool.name);
+    for (const name of [
+      "file_read",
+      "file_write",
+      "file_edit",
+      "file_list",
+      "file_move",
+      "file_delete",
+      "glob",
+      "grep",
+      "safe_shell",
+      "shell",
+      "dependencies_read",
+      "state_set",
+      "state_get",
+    ]) {
+      expect(names).toContain(name);
+    }
+    for (const tool of codingAgent.tools) {
+      expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
+      for (const [param, schema] of Object.entries(tool.inputSchema.properties ?? {})) {
+        expect(schema.description, `${tool.name}.${param}`).toBeTruthy();
+      }
+    }
+  });
+});
+
+describe("file_read", () => {
+  it("returns {path, content, total_lines, returned_lines, offset}, whole file by default", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("file_read", { path: "src/util.py" });
+    expect(result.data).toEqual({
+      path: "src/util.py",
+      content: PROJECT["src/util.py"],
+      total_lines: 5,
+      returned_lines: 5,
+      offset: 0,
+    });
+  });
+
+  it("honours offset (0-based lines skipped) and limit", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("file_read", { path: "src/util.py", offset: 3, limit: 1 });
+    expect(result.data).toMatchObject({
+      content: "def sub(a, b):\n",
+      total_lines: 5,
+      returned_lines: 1,
+      offset: 3,
+    });
+    const past = await call("file_read", { path: "src/util.py", offset: 10 });
+    expect(past.data).toMatchObject({ content: "", returned_lines: 0 });
+    expect(past.warnings[0]).toContain("past the end");
+    expect((await call("file_read", { path: "src/util.py", offset: -1 })).error_code).toBe("INVALID_PARAMS");
+  });
+
+  it("refuses folders and binary files", async () => {
+    const { call, sandbox } = await setup(PROJECT);
+    expect((await call("file_read", { path: "src" })).error_code).toBe("NOT_A_FILE");
+    await sandbox.writeFile("/workspace/bin.dat", new Uint8Array([0, 1, 2]));
+    expect((await call("file_read", { path: "bin.dat" })).error_code).toBe("BINARY_FILE");
+  });
+
+  it("caps a huge read at 256 KB of whole lines and says where to continue", async () => {
+    const line = `${"x".repeat(99)}\n`;
+    const { call } = await setup({ "big.txt": line.repeat(5000) });
+    const result = await call("file_read", { path: "big.txt" });
+    expect(result.data.returned_lines).toBe(2621);
+    expect(result.data.total_lines).toBe(5000);
+    expect(result.warnings[0]).toContain("offset=2621");
+  });
+});
+
+describe("file_write", () => {
+  it("creates a file and its folders: {path, bytes_written, created, overwritten}", async () => {
+    const { call, read } = await setup();
+    const result = await call("file_write", { path: "a/b/c.txt", content: "héllo\n" });
+    expect(result.data).toEqual({ path: "a/b/c.txt", bytes_written: 7, created: true, overwritten: false });
+    expect(await read("a/b/c.txt")).toBe("héllo\n");
+  });
+
+  it("overwrites by default; overwrite=false refuses an existing file", async () => {
+    const { call, read } = await setup({ "x.txt": "old" });
+    expect((await call("file_write", { path: "x.txt", content: "new" })).data).toMatchObject({
+      created: false,
+      overwritten: true,
+    });
+    const refused = await call("file_write", { path: "x.txt", content: "newer", overwrite: false });
+    expect(refused.error_code).toBe("ALREADY_EXISTS");
+    expect(await read("x.txt")).toBe("new");
+    expect((await call("file_write", { path: "y.txt", content: "", overwrite: false })).ok).toBe(true);
+  });
+});
+
+describe("file_edit", () => {
+  it("replaces exactly one match: {path, old_lines, new_lines, net_line_change}", async () => {
+    const { call, read } = await setup(PROJECT);
+    const result = await call("file_edit", {
+      path: "src/util.py",
+      old_str: "    return a + b\n",
+      new_str: "    total = a + b\n    return total\n",
+    });
+    expect(result.data).toEqual({ path: "src/util.py", old_lines: 1, new_lines: 2, net_line_change: 1 });
+    expect(await read("src/util.py")).toContain("    total = a + b\n    return total\n");
+  });
+
+  it("MATCH_NOT_FOUND and AMBIGUOUS_MATCH leave the file alone", async () => {
+    const { call, read } = await setup(PROJECT);
+    const missing = await call("file_edit", { path: "src/util.py", old_str: "return a * b", new_str: "x" });
+    expect(missing.error_code).toBe("MATCH_NOT_FOUND");
+    const twice = await call("file_edit", { path: "src/util.py", old_str: "(a, b)", new_str: "(x, y)" });
+    expect(twice).toMatchObject({ ok: false, error_code: "AMBIGUOUS_MATCH", data: { occurrences: 2 } });
+    expect(await read("src/util.py")).toBe(PROJECT["src/util.py"]);
+  });
+});
+
+describe("file_list", () => {
+  it("returns {tree: {name, type, path, children?, size?}} two levels deep by default", async () => {
+    const { call } = await setup(PROJECT);
+    const { tree } = (await call("file_list")).data;
+    expect(tree).toMatchObject({ name: ".", type: "directory", path: "." });
+    const names = tree.children.map((child: { name: string }) => child.name);
+    expect(names).toEqual(["README.md", "src", "tests"]);
+    const src = tree.children.find((child: { name: string }) => child.name === "src");
+    expect(src.children.map((child: { path: string }) => child.path)).toEqual([
+      "src/app.py",
+      "src/deep",
+      "src/util.py",
+    ]);
+    const deep = src.children.find((child: { name: string }) => child.name === "deep");
+    expect(deep).toEqual({ name: "deep", type: "directory", path: "src/deep" });
+    const readme = tree.children[0];
+    expect(readme).toEqual({
+      name: "README.md",
+      type: "file",
+      path: "README.md",
+      size: PROJECT["README.md"].length,
+    });
+  });
+
+  it("honours path, depth, include_hidden, include_files and include_dirs; .gitignore'd entries stay out", async () => {
+    const { call } = await setup(PROJECT);
+    const hidden = (await call("file_list", { include_hidden: true, depth: 1 })).data.tree;
+    expect(hidden.children.map((child: { name: string }) => child.name)).toEqual([
+      ".env",
+      ".gitignore",
+      "README.md",
+      "src",
+      "tests",
+    ]);
+    const dirsOnly = (await call("file_list", { include_files: false, depth: 5 })).data.tree;
+    expect(JSON.stringify(dirsOnly)).not.toContain(".py");
+    expect(JSON.stringify(dirsOnly)).toContain("src/deep/nested");
+    const filesOnly = (await call("file_list", { path: "src", include_dirs: false, depth: 3 })).data.tree;
+    expect(filesOnly.children.map((child: { path: string }) => child.path)).toEqual([
+      "src/app.py",
+      "src/deep/nested/mod.py",
+      "src/util.py",
+    ]);
+    expect((await call("file_list", { depth: 0 })).data.tree).toEqual({
+      name: ".",
+      type: "directory",
+      path: ".",
+      children: [],
+    });
+    expect((await call("file_list", { path: "README.md" })).error_code).toBe("NOT_A_DIRECTORY");
+    expect((await call("file_list", { path: "nope" })).error_code).toBe("FILE_NOT_FOUND");
+  });
+});
+
+describe("file_move", () => {
+  it("moves and renames: {moved_from, moved_to, dirs_created}", async () => {
+    const { call, exists, read } = await setup(PROJECT);
+    const result = await call("file_move", { src: "src/util.py", dst: "lib/core/util.py" });
+    expect(result.data).toEqual({
+      moved_from: "src/util.py",
+      moved_to: "lib/core/util.py",
+      dirs_created: ["lib", "lib/core"],
+    });
+    expect(await exists("src/util.py")).toBe(false);
+    expect(await read("lib/core/util.py")).toBe(PROJECT["src/util.py"]);
+    expect((await call("file_move", { src: "src", dst: "source" })).ok).toBe(true);
+    expect(await exists("source/deep/nested/mod.py")).toBe(true);
+  });
+
+  it("refuses an existing destination unless overwrite=true", async () => {
+    const { call, read } = await setup(PROJECT);
+    expect((await call("file_move", { src: "README.md", dst: "src/app.py" })).error_code).toBe(
+      "ALREADY_EXISTS",
+    );
+    expect((await call("file_move", { src: "README.md", dst: "src/app.py", overwrite: true })).ok).toBe(true);
+    expect(await read("src/app.py")).toBe(PROJECT["README.md"]);
+    expect((await call("file_move", { src: "missing", dst: "x" })).error_code).toBe("FILE_NOT_FOUND");
+    expect((await call("file_move", { src: "src", dst: "src/inner" })).error_code).toBe("INVALID_PARAMS");
+  });
+});
+
+describe("file_delete", () => {
+  it("deletes a file: {deleted, was_directory}", async () => {
+    const { call, exists } = await setup(PROJECT);
+    expect((await call("file_delete", { path: "README.md" })).data).toEqual({
+      deleted: "README.md",
+      was_directory: false,
+    });
+    expect(await exists("README.md")).toBe(false);
+  });
+
+  it("RECURSIVE_REQUIRED for a directory without recursive=true", async () => {
+    const { call, exists } = await setup(PROJECT);
+    expect((await call("file_delete", { path: "src" })).error_code).toBe("RECURSIVE_REQUIRED");
+    expect(await exists("src/app.py")).toBe(true);
+    expect((await call("file_delete", { path: "src", recursive: true })).data).toEqual({
+      deleted: "src",
+      was_directory: true,
+    });
+    expect(await exists("src")).toBe(false);
+    expect((await call("file_delete", { path: "src" })).error_code).toBe("FILE_NOT_FOUND");
+    expect((await call("file_delete", { path: ".", recursive: true })).error_code).toBe("INVALID_PARAMS");
+  });
+});
+
+describe("glob", () => {
+  it("returns {pattern, base_path, matches, count, truncated}, workspace-relative and sorted", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("glob", { pattern: "**/*.py" });
+    expect(result.data).toEqual({
+      pattern: "**/*.py",
+      base_path: ".",
+      matches: ["src/app.py", "src/deep/nested/mod.py", "src/util.py", "tests/test_app.py"],
+      count: 4,
+      truncated: false,
+    });
+    expect((await call("glob", { pattern: "*.py", base_path: "src" })).data.matches).toEqual([
+      "src/app.py",
+      "src/util.py",
+    ]);
+  });
+
+  it("skips hidden files unless include_hidden; max_results truncates", async () => {
+    const { call } = await setup(PROJECT);
+    expect((await call("glob", { pattern: "*" })).data.matches).toEqual(["README.md"]);
+    expect((await call("glob", { pattern: "*", include_hidden: true })).data.matches).toEqual([
+      ".env",
+      ".gitignore",
+      "README.md",
+    ]);
+    const capped = await call("glob", { pattern: "**/*.py", max_results: 2 });
+    expect(capped.data).toMatchObject({
+      count: 2,
+      truncated: true,
+      matches: ["src/app.py", "src/deep/nested/mod.py"],
+    });
+    expect(capped.warnings[0]).toContain("2 more");
+  });
+});
+
+describe("grep", () => {
+  it("returns {pattern, matches, match_count, files_matched, parser_used}", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("grep", { pattern: "def \\w+\\(" });
+    expect(result.data.match_count).toBe(5);
+    expect(result.data.files_matched).toBe(3);
+    expect(result.data.parser_used).toBe("js-regex");
+    expect(result.data.matches[0]).toEqual({ file: "src/app.py", line: 3, text: "def main():" });
+  });
+
+  it("honours path, glob, case_sensitive, max_results and context_lines; skips ignored and hidden files", async () => {
+    const { call } = await setup(PROJECT);
+    expect((await call("grep", { pattern: "MAIN" })).data.match_count).toBe(0);
+    const insensitive = await call("grep", { pattern: "MAIN", case_sensitive: false });
+    expect(insensitive.data.matches.map((m: { file: string }) => m.file)).not.toContain("build/out.py");
+    expect(insensitive.data.matches.map((m: { file: string }) => m.file)).not.toContain("debug.log");
+    expect((await call("grep", { pattern: "def", path: "src/util.py" })).data.match_count).toBe(2);
+    expect((await call("grep", { pattern: "def", glob: "test_*.py" })).data.files_matched).toBe(1);
+    const capped = await call("grep", { pattern: "def", max_results: 1 });
+    expect(capped.data.matches).toHaveLength(1);
+    expect(capped.data.match_count).toBe(5);
+    const context = await call("grep", { pattern: "return a \\+", context_lines: 1 });
+    expect(context.data.matches[0]).toEqual({
+      file: "src/util.py",
+      line: 2,
+      text: "    return a + b",
+      context_before: ["def add(a, b):"],
+      context_after: [""],
+    });
+    expect((await call("grep", { pattern: "(" })).error_code).toBe("INVALID_PATTERN");
+  });
+});
+
+describe("safe_shell", () => {
+  it("runs an allowed command: {blocked: false, stdout, stderr, exit_code}", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("safe_shell", { command: "ls src && cat missing" });
+    expect(result.ok).toBe(true);
+    expect(result.data.blocked).toBe(false);
+    expect(result.data.stdout).toContain("app.py");
+    expect(result.data.stderr).toContain("missing");
+    expect(result.data.exit_code).not.toBe(0);
+    expect((await call("safe_shell", { command: "pwd", cwd: "src" })).data.stdout).toBe("/workspace/src\n");
+  });
+
+  it("blocks a denied command without running it: {blocked, reason, matched_pattern, suggested_safe_alternative}", async () => {
+    const { call, exists } = await setup(PROJECT);
+    const result = await call("safe_shell", { command: "rm -rf src" });
+    expectResultShape(result);
+    expect(result).toMatchObject({
+      ok: false,
+      error_code: "COMMAND_BLOCKED",
+      data: { blocked: true, matched_pattern: "rm -rf" },
+    });
+    expect(result.data.reason).toBeTruthy();
+    expect(result.data.suggested_safe_alternative).toContain("file_delete");
+    expect(await exists("src/app.py")).toBe(true);
+    const unlisted = await call("safe_shell", { command: "nc -l 80" });
+    expect(unlisted.data).toMatchObject({ blocked: true, matched_pattern: null });
+  });
+
+  it("stops a command at timeout_sec", async () => {
+    const { call } = await setup();
+    const result = await call("safe_shell", { command: "sleep 5", timeout_sec: 1 });
+    expect(result.error_code).toBe("TIMEOUT");
+  });
+});
+
+describe("shell", () => {
+  it("runs any command: {command, exit_code, stdout, stderr, success}", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("shell", { command: "echo hi; echo err >&2; exit 3" });
+    expect(result.data).toEqual({
+      command: "echo hi; echo err >&2; exit 3",
+      exit_code: 3,
+      stdout: "hi\n",
+      stderr: "err\n",
+      success: false,
+    });
+    expect((await call("shell", { command: "rm -rf build" })).data.success).toBe(true);
+  });
+
+  it("keeps the head and tail of a huge output and saves the whole as an artifact", async () => {
+    const { call, runtime } = await setup();
+    const result = await call("shell", { command: "seq 1 100000" });
+    expect(result.data.stdout.length).toBeLessThan(110 * 1024);
+    expect(result.data.stdout.startsWith("1\n2\n")).toBe(true);
+    expect(result.data.stdout.endsWith("100000\n")).toBe(true);
+    expect(result.artifacts).toEqual([
+      expect.objectContaining({ type: "log", path: expect.stringMatching(/stdout\.txt$/u) }),
+    ]);
+    expect(runtime.artifacts.get(result.artifacts[0]!.path)!.length).toBeGreaterThan(500_000);
+  });
+});
+
+describe("dependencies_read", () => {
+  it("auto-detects pyproject.toml first: {format, file, dependencies, dev_dependencies, total_count}", async () => {
+    const { call } = await setup({
+      "pyproject.toml":
+        '[project]\nname = "x"\ndependencies = ["httpx>=0.27"]\n[project.optional-dependencies]\ndev = ["pytest"]\n',
+      "package.json": '{"dependencies": {"left-pad": "1.0.0"}}',
+    });
+    const result = await call("dependencies_read");
+    expect(result.data).toEqual({
+      format: "pyproject.toml",
+      file: "pyproject.toml",
+      dependencies: [{ name: "httpx", version: ">=0.27", dev: false }],
+      dev_dependencies: [{ name: "pytest", version: null, dev: true, group: "dev" }],
+      total_count: 2,
+    });
+    expect((await call("dependencies_read", { path: "package.json" })).data).toMatchObject({
+      format: "package.json",
+      dependencies: [{ name: "left-pad", version: "1.0.0", dev: false }],
+    });
+  });
+
+  it("reads requirements.txt and package.json devDependencies", async () => {
+    const { call } = await setup({
+      "py/requirements.txt": "flask==3.0\n",
+      "js/package.json": '{"name": "a", "version": "1.0.0", "devDependencies": {"vitest": "^4"}}',
+    });
+    expect((await call("dependencies_read", { path: "py" })).data).toMatchObject({
+      format: "requirements.txt",
+      file: "py/requirements.txt",
+      dependencies: [{ name: "flask", version: "==3.0", dev: false }],
+      total_count: 1,
+    });
+    expect((await call("dependencies_read", { path: "js" })).data.dev_dependencies).toEqual([
+      { name: "vitest", version: "^4", dev: true },
+    ]);
+  });
+
+  it("NO_DEPENDENCY_FILE, READ_ERROR and UNSUPPORTED_FORMAT", async () => {
+    const { call } = await setup({ "src/a.py": "", "bad/package.json": "{", "Cargo.toml": "[package]\n" });
+    expect((await call("dependencies_read", { path: "src" })).error_code).toBe("NO_DEPENDENCY_FILE");
+    expect((await call("dependencies_read", { path: "bad" })).error_code).toBe("READ_ERROR");
+    expect((await call("dependencies_read", { path: "Cargo.toml" })).error_code).toBe("UNSUPPORTED_FORMAT");
+  });
+});
+
+describe("state_set / state_get", () => {
+  it("stores JSON values per runtime: {key, stored} and {key, value, found}", async () => {
+    const { call } = await setup();
+    expect((await call("state_set", { key: "plan", value: { steps: ["a", "b"] } })).data).toEqual({
+      key: "plan",
+      stored: true,
+    });
+    expect((await call("state_get", { key: "plan" })).data).toEqual({
+      key: "plan",
+      value: { steps: ["a", "b"] },
+      found: true,
+    });
+    const missing = await call("state_get", { key: "other" });
+    expect(missing.ok).toBe(true);
+    expect(missing.data).toEqual({ key: "other", value: null, found: false });
+    const other = await setup();
+    expect((await other.call("state_get", { key: "plan" })).data.found).toBe(false);
+  });
+
+  it("INVALID_KEY for a bad key", async () => {
+    const { call } = await setup();
+    expect((await call("state_set", { key: "has space", value: 1 })).error_code).toBe("INVALID_KEY");
+    expect((await call("state_get", { key: "" })).error_code).toBe("INVALID_KEY");
+    expect((await call("state_set", { key: "k" })).error_code).toBe("INVALID_PARAMS");
+  });
+});

@@ -1,0 +1,92 @@
+import { readDependencies } from "../../tools/project/dependencies.ts";
+import { sessionState } from "../../tools/state.ts";
+import { type AnyTool, plural, report } from "./result.ts";
+
+const dependenciesRead: AnyTool = {
+  name: "dependencies_read",
+  description:
+    "Parse dependency files in the workspace and return structured dependency lists. Supports pyproject.toml (PEP 621, PEP 735 groups, Poetry), requirements.txt and package.json. When given a directory, auto-detects the first supported file found, in that order. Errors: NO_DEPENDENCY_FILE, READ_ERROR, UNSUPPORTED_FORMAT.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      path: {
+        type: "string",
+        default: ".",
+        description: "A dependency file, or a folder to look in. Default: the workspace root.",
+      },
+    },
+    required: [],
+    additionalProperties: false,
+  },
+  kind: "read",
+  deadlineMs: 10_000,
+  pathParams: ["path"],
+  async run(params: { path: string }, context) {
+    const list = await readDependencies(context, params.path);
+    const total = list.dependencies.length + list.devDependencies.length;
+    return report(
+      {
+        format: list.format,
+        file: list.file,
+        dependencies: list.dependencies,
+        dev_dependencies: list.devDependencies,
+        total_count: total,
+      },
+      {
+        message: `${list.file}: ${plural(list.dependencies.length, "dependency", "dependencies")}, ${list.devDependencies.length} dev.`,
+        warnings: list.warnings,
+      },
+    );
+  },
+};
+
+const stateSet: AnyTool = {
+  name: "state_set",
+  description:
+    "Store a JSON-serializable value under a key for the current session. State is in-memory only and not persisted across restarts. Use sparingly — prefer scaffolding-level state when available. Errors: INVALID_KEY, NOT_SERIALIZABLE.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      key: {
+        type: "string",
+        description: "1–128 characters: letters, digits and . _ : / - (e.g. 'plan.step3').",
+      },
+      value: { description: "Any JSON value: object, array, string, number, boolean or null." },
+    },
+    required: ["key", "value"],
+    additionalProperties: false,
+  },
+  kind: "read",
+  deadlineMs: 5_000,
+  async run(params: { key: string; value: unknown }, context) {
+    const stored = sessionState(context.services).set(params.key, params.value);
+    return report(
+      { key: stored.key, stored: true },
+      { message: `Stored ${stored.key} (${plural(stored.bytes, "byte")} of JSON).` },
+    );
+  },
+};
+
+const stateGet: AnyTool = {
+  name: "state_get",
+  description:
+    "Retrieve a value previously stored with state_set. Returns found=false (not an error) when the key is missing.",
+  inputSchema: {
+    type: "object",
+    properties: { key: { type: "string", description: "The key given to state_set." } },
+    required: ["key"],
+    additionalProperties: false,
+  },
+  kind: "read",
+  deadlineMs: 5_000,
+  async run(params: { key: string }, context) {
+    const got = sessionState(context.services).get(params.key);
+    return report(
+      { key: got.key, value: got.value, found: got.found },
+      { message: got.found ? `Found ${got.key}.` : `No value stored under ${got.key}.` },
+    );
+  },
+};
+
+export const PROJECT_TOOLS: AnyTool[] = [dependenciesRead];
+export const STATE_TOOLS: AnyTool[] = [stateSet, stateGet];
