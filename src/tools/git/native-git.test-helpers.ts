@@ -42,7 +42,14 @@ export async function loadIntoSandbox(root: string, sandbox: Sandbox): Promise<v
       else if (stat.isDirectory()) {
         await sandbox.mkdir(target);
         await copy(source, target);
-      } else await sandbox.writeFile(target, readFileSync(source));
+      } else {
+        await sandbox.writeFile(target, readFileSync(source));
+        // The Sandbox interface has no chmod; the embedded backend's own fs does (executable bits matter to git).
+        await (sandbox as { fs?: { chmod?(path: string, mode: number): Promise<void> } }).fs?.chmod?.(
+          target,
+          stat.mode & 0o777,
+        );
+      }
     }
   };
   await copy(root, sandbox.workspaceRoot);
