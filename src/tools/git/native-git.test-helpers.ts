@@ -1,5 +1,14 @@
 import { execFileSync } from "node:child_process";
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Sandbox } from "../../sandbox/types.ts";
@@ -118,4 +127,23 @@ export function nativeStatus(cwd: string): NativeStatus {
   status.unstaged.sort(byPath);
   status.untracked.sort();
   return status;
+}
+
+/** Copies the sandbox's workspace, .git included, to a fresh folder on disk, for native git to inspect. */
+export async function saveFromSandbox(sandbox: Sandbox): Promise<string> {
+  const root = tempDir("toolroom-git-out-");
+  const copy = async (from: string, to: string) => {
+    for (const entry of await sandbox.readdir(from)) {
+      const source = `${from}/${entry.name}`;
+      const target = join(to, entry.name);
+      if (entry.type === "symlink") symlinkSync(await sandbox.readlink(source), target);
+      else if (entry.type === "directory") {
+        mkdirSync(target);
+        await copy(source, target);
+      } else
+        writeFileSync(target, await sandbox.readFile(source), { mode: (await sandbox.lstat(source)).mode });
+    }
+  };
+  await copy(sandbox.workspaceRoot, root);
+  return root;
 }
