@@ -14,8 +14,8 @@ type Result = {
   artifacts: { type: string; path: string; description: string }[];
 };
 
-async function setup(files: Record<string, string> = {}) {
-  const runtime = await createEmbeddedRuntime({ files, session: "test" });
+async function setup(files: Record<string, string> = {}, options: { gitInit?: boolean } = {}) {
+  const runtime = await createEmbeddedRuntime({ files, session: "test", ...options });
   const call = async (tool: string, params: Record<string, unknown> = {}) =>
     (await runtime.call("coding-agent", { tool, params })) as Result;
   const read = async (path: string) =>
@@ -102,6 +102,7 @@ describe("Tool Result Schema", () => {
       "file_read",
       "file_write",
       "file_edit",
+      "file_patch",
       "file_list",
       "file_move",
       "file_delete",
@@ -109,6 +110,9 @@ describe("Tool Result Schema", () => {
       "grep",
       "safe_shell",
       "shell",
+      "git_status",
+      "git_diff",
+      "git_commit",
       "dependencies_read",
       "state_set",
       "state_get",
@@ -209,6 +213,79 @@ describe("file_edit", () => {
     const twice = await call("file_edit", { path: "src/util.py", old_str: "(a, b)", new_str: "(x, y)" });
     expect(twice).toMatchObject({ ok: false, error_code: "AMBIGUOUS_MATCH", data: { occurrences: 2 } });
     expect(await read("src/util.py")).toBe(PROJECT["src/util.py"]);
+  });
+});
+
+describe("file_patch", () => {
+  it("applies a unified diff: {applied, files_changed, rejected_hunks} and the diff as an artifact", async () => {
+    const { call, read } = await setup(PROJECT);
+    const diff =
+      "--- a/src/util.py\n+++ b/src/util.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a + b\n+    return b + a\n";
+    const result = await call("file_patch", { diff_text: diff });
+    expect(result.data).toEqual({ applied: true, files_changed: ["src/util.py"], rejected_hunks: [] });
+    expect(result.artifacts).toEqual([
+      expect.objectContaining({ type: "diff", path: expect.stringMatching(/^diffs\/step_\d{4}\.patch$/u) }),
+    ]);
+    expect(await read("src/util.py")).toContain("return b + a");
+  });
+
+  it("applies structured patches [{path, hunks: [{start, end, replace_with}]}] to several files", async () => {
+    const { call, read } = await setup(PROJECT);
+    const result = await call("file_patch", {
+      patches: [
+        {
+          path: "src/util.py",
+          hunks: [{ start: 4, end: 5, replace_with: "def mul(a, b):\n    return a * b\n" }],
+        },
+        { path: "README.md", hunks: [{ start: 1, end: 0, replace_with: "<!-- top -->\n" }] },
+      ],
+    });
+    expect(result.data).toEqual({
+      applied: true,
+      files_changed: ["README.md", "src/util.py"],
+      rejected_hunks: [],
+    });
+    expect(await read("src/util.py")).toBe(
+      "def add(a, b):\n    return a + b\n\ndef mul(a, b):\n    return a * b\n",
+    );
+    expect(await read("README.md")).toBe("<!-- top -->\n# Demo\nSee src/app.py\n");
+  });
+
+  it("rejects a hunk that does not apply, changing nothing, and lists it in rejected_hunks", async () => {
+    const { call, read } = await setup(PROJECT);
+    const diff =
+      "--- a/src/util.py\n+++ b/src/util.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a + b\n+    return 0\n" +
+      "@@ -4,2 +4,2 @@\n def nope(a, b):\n-    return a ** b\n+    return 1\n";
+    const result = await call("file_patch", { diff_text: diff });
+    expect(result).toMatchObject({
+      ok: false,
+      error_code: "PATCH_HUNK_FAIL",
+      data: { applied: false, files_changed: [] },
+    });
+    expect(result.data.rejected_hunks).toEqual([expect.objectContaining({ file: "src/util.py", hunk: 2 })]);
+    expect(await read("src/util.py")).toBe(PROJECT["src/util.py"]);
+  });
+
+  it("file_hash guards against a file changed since it was read (HASH_MISMATCH)", async () => {
+    const { call } = await setup(PROJECT);
+    const bytes = new TextEncoder().encode(PROJECT["src/util.py"]);
+    const digest = await crypto.subtle.digest("SHA-256", bytes);
+    const hash = [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    const hunk = { path: "src/util.py", hunks: [{ start: 1, end: 1, replace_with: "def add(x, y):\n" }] };
+    expect((await call("file_patch", { patches: [hunk], file_hash: "0".repeat(64) })).error_code).toBe(
+      "HASH_MISMATCH",
+    );
+    expect((await call("file_patch", { patches: [hunk], file_hash: hash })).ok).toBe(true);
+  });
+
+  it("takes exactly one of diff_text and patches", async () => {
+    const { call } = await setup(PROJECT);
+    expect((await call("file_patch", {})).error_code).toBe("INVALID_PARAMS");
+    expect((await call("file_patch", { diff_text: "x", patches: [] })).error_code).toBe("INVALID_PARAMS");
+    expect((await call("file_patch", { diff_text: "not a diff" })).error_code).toBe("PATCH_PARSE_ERROR");
+    expect(
+      (await call("file_patch", { diff_text: "--- a/../x\n+++ b/../x\n@@ -1 +1 @@\n-a\n+b\n" })).error_code,
+    ).toBe("PATH_ESCAPE");
   });
 });
 
@@ -516,5 +593,126 @@ describe("state_set / state_get", () => {
     expect((await call("state_set", { key: "has space", value: 1 })).error_code).toBe("INVALID_KEY");
     expect((await call("state_get", { key: "" })).error_code).toBe("INVALID_KEY");
     expect((await call("state_set", { key: "k" })).error_code).toBe("INVALID_PARAMS");
+  });
+});
+
+describe("git_status", () => {
+  it("returns {branch, upstream, ahead, behind, staged, unstaged, untracked, repo_root}", async () => {
+    const { call } = await setup(PROJECT, { gitInit: true });
+    const clean = await call("git_status");
+    expect(clean.data).toMatchObject({
+      branch: "main",
+      upstream: null,
+      ahead: 0,
+      behind: 0,
+      staged: [],
+      unstaged: [],
+      untracked: [],
+      repo_root: ".",
+    });
+    await call("file_edit", { path: "src/util.py", old_str: "a - b", new_str: "b - a" });
+    await call("file_write", { path: "src/new.py", content: "x = 1\n" });
+    await call("file_write", { path: "build/ignored.py", content: "x = 1\n" });
+    await call("file_delete", { path: "README.md" });
+    const status = await call("git_status");
+    expect(status.data).toMatchObject({
+      unstaged: [
+        { path: "README.md", status: "deleted" },
+        { path: "src/util.py", status: "modified" },
+      ],
+      untracked: ["src/new.py"],
+    });
+    expect(status.message).toContain("On branch main");
+  });
+
+  it("NOT_A_GIT_REPO in a workspace without .git", async () => {
+    const { call } = await setup(PROJECT);
+    expect((await call("git_status")).error_code).toBe("NOT_A_GIT_REPO");
+  });
+});
+
+describe("git_diff", () => {
+  it("returns {diff_text, files_changed: [{path, additions, deletions, diff}]} for the working tree", async () => {
+    const { call } = await setup(PROJECT, { gitInit: true });
+    await call("file_edit", {
+      path: "src/util.py",
+      old_str: "    return a + b\n",
+      new_str: "    total = a + b\n    return total\n",
+    });
+    const result = await call("git_diff");
+    expect(result.data.files_changed).toEqual([
+      expect.objectContaining({
+        path: "src/util.py",
+        additions: 2,
+        deletions: 1,
+        diff: result.data.diff_text,
+      }),
+    ]);
+    expect(result.data.diff_text).toMatch(
+      /^diff --git a\/src\/util\.py b\/src\/util\.py\nindex [0-9a-f]{7}\.\.[0-9a-f]{7} 100644\n--- a\/src\/util\.py\n\+\+\+ b\/src\/util\.py\n@@ -1,5 \+1,6 @@\n/u,
+    );
+  });
+
+  it("honours staged, pathspec, base_ref and target_ref", async () => {
+    const { call } = await setup(PROJECT, { gitInit: true });
+    await call("file_write", { path: "src/app.py", content: "print(1)\n" });
+    await call("file_write", { path: "README.md", content: "changed\n" });
+    expect((await call("git_diff", { staged: true })).data.files_changed).toEqual([]);
+    expect(
+      (await call("git_diff", { pathspec: ["src"] })).data.files_changed.map((f: { path: string }) => f.path),
+    ).toEqual(["src/app.py"]);
+    const commit = await call("git_commit", {
+      message: "Change app",
+      confirmed: true,
+      paths: ["src/app.py"],
+    });
+    expect(commit.ok).toBe(true);
+    const between = await call("git_diff", { base_ref: "HEAD~1", target_ref: "HEAD" });
+    expect(between.data.files_changed.map((f: { path: string }) => f.path)).toEqual(["src/app.py"]);
+    expect((await call("git_diff", { target_ref: "HEAD~1" })).data.files_changed[0].path).toBe("src/app.py");
+    const fromBase = await call("git_diff", { base_ref: "HEAD~1" });
+    expect(fromBase.data.files_changed.map((f: { path: string }) => f.path)).toEqual([
+      "README.md",
+      "src/app.py",
+    ]);
+    expect((await call("git_diff", { base_ref: "no-such-branch" })).error_code).toBe("GIT_ERROR");
+  });
+});
+
+describe("git_commit", () => {
+  it("requires confirmed=true: CONFIRMATION_REQUIRED otherwise, nothing committed", async () => {
+    const { call } = await setup(PROJECT, { gitInit: true });
+    await call("file_write", { path: "a.txt", content: "a\n" });
+    const refused = await call("git_commit", { message: "x", confirmed: false, paths: ["a.txt"] });
+    expect(refused).toMatchObject({ ok: false, error_code: "CONFIRMATION_REQUIRED" });
+    expect((await call("git_commit", { message: "x", paths: ["a.txt"] })).error_code).toBe("INVALID_PARAMS");
+    expect((await call("git_status")).data.untracked).toEqual(["a.txt"]);
+  });
+
+  it("stages paths first and returns {committed, commit_hash, files_committed, message}; signoff adds the trailer", async () => {
+    const { call } = await setup(PROJECT, { gitInit: true });
+    await call("file_write", { path: "a.txt", content: "a\n" });
+    await call("file_write", { path: "b.txt", content: "b\n" });
+    const result = await call("git_commit", {
+      message: "Add a",
+      confirmed: true,
+      paths: ["a.txt"],
+      signoff: true,
+    });
+    expect(result.data).toEqual({
+      committed: true,
+      commit_hash: expect.stringMatching(/^[0-9a-f]{40}$/u),
+      files_committed: ["a.txt"],
+      message: "Add a\n\nSigned-off-by: Toolroom Agent <agent@toolroom.local>\n",
+    });
+    expect(result.warnings[0]).toContain("user.name");
+    expect((await call("git_status")).data.untracked).toEqual(["b.txt"]);
+  });
+
+  it("NOTHING_TO_COMMIT when nothing is staged", async () => {
+    const { call } = await setup(PROJECT, { gitInit: true });
+    expect((await call("git_commit", { message: "x", confirmed: true })).error_code).toBe(
+      "NOTHING_TO_COMMIT",
+    );
   });
 });

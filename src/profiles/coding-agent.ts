@@ -1,5 +1,6 @@
 import type { Profile } from "../core/profile.ts";
 import { FILE_TOOLS } from "./coding-agent/files.ts";
+import { GIT_TOOLS, PATCH_TOOLS } from "./coding-agent/git.ts";
 import { PROJECT_TOOLS, STATE_TOOLS } from "./coding-agent/project.ts";
 import { codingAgentEnvelope } from "./coding-agent/result.ts";
 import { SEARCH_TOOLS } from "./coding-agent/search.ts";
@@ -17,7 +18,16 @@ export const codingAgent: Profile = {
   spec: "002_0acf6c619cf0d055.txt",
   description:
     "File, search, shell, git, quality-loop, project and state tools with {ok, error_code, message, data, warnings, artifacts} results.",
-  tools: [...FILE_TOOLS, ...SEARCH_TOOLS, ...SHELL_TOOLS, ...PROJECT_TOOLS, ...STATE_TOOLS],
+  tools: [
+    ...FILE_TOOLS.slice(0, 3),
+    ...PATCH_TOOLS,
+    ...FILE_TOOLS.slice(3),
+    ...SEARCH_TOOLS,
+    ...SHELL_TOOLS,
+    ...GIT_TOOLS,
+    ...PROJECT_TOOLS,
+    ...STATE_TOOLS,
+  ],
   symlinks: "block",
   approval: { write: "auto", command: "auto" },
   envelope: codingAgentEnvelope,
