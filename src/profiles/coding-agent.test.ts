@@ -1,3 +1,4 @@
+import { defineCommand } from "just-bash";
 import { describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
 import { codingAgent } from "./coding-agent.ts";
@@ -110,6 +111,7 @@ describe("Tool Result Schema", () => {
       "grep",
       "safe_shell",
       "shell",
+      "workspace_info",
       "git_status",
       "git_diff",
       "git_commit",
@@ -593,6 +595,49 @@ describe("state_set / state_get", () => {
     expect((await call("state_set", { key: "has space", value: 1 })).error_code).toBe("INVALID_KEY");
     expect((await call("state_get", { key: "" })).error_code).toBe("INVALID_KEY");
     expect((await call("state_set", { key: "k" })).error_code).toBe("INVALID_PARAMS");
+  });
+});
+
+describe("workspace_info", () => {
+  it("returns {workspace_root, os, platform, runtimes, git_present, git_repo_root, tools} probed on the backend", async () => {
+    const { call } = await setup(PROJECT, { gitInit: true });
+    const result = await call("workspace_info");
+    expect(result.data).toMatchObject({
+      workspace_root: "/workspace",
+      backend: "embedded",
+      runtimes: { python: null, node: null, java: null, go: null },
+      git_present: true,
+      git_repo_root: ".",
+      cached: false,
+    });
+    expect(result.data.os).toContain("embedded");
+    expect(result.data.platform).toMatch(/^node /u);
+    expect(Object.keys(result.data.tools)).toEqual(
+      expect.arrayContaining(["git", "pytest", "npm", "ruff", "eslint", "mypy", "pyright", "tsc"]),
+    );
+    expect(result.data.tools.pytest).toBeNull();
+    expect(result.data.tools.jq).not.toBeNull();
+    expect(result.data.built_in.map((tool: { name: string }) => tool.name)).toContain("git");
+  });
+
+  it("reports commands the backend really has, caches, and probes again with refresh", async () => {
+    let tick = 0;
+    const runtime = await createEmbeddedRuntime({
+      clock: { now: () => new Date(Date.UTC(2025, 0, 1, 0, 0, tick++)) },
+      sandbox: {
+        commands: [defineCommand("node", async () => ({ stdout: "v22.1.0\n", stderr: "", exitCode: 0 }))],
+      },
+    });
+    const call = async (params: Record<string, unknown>) =>
+      ((await runtime.call("coding-agent", { tool: "workspace_info", params })) as Result).data;
+    const first = await call({});
+    expect(first.runtimes.node).toBe("v22.1.0");
+    expect(first.git_repo_root).toBeNull();
+    const second = await call({});
+    expect(second).toMatchObject({ cached: true, probed_at: first.probed_at });
+    const third = await call({ refresh: true });
+    expect(third.cached).toBe(false);
+    expect(third.probed_at).not.toBe(first.probed_at);
   });
 });
 

@@ -1,4 +1,5 @@
 import { readDependencies } from "../../tools/project/dependencies.ts";
+import { probeWorkspace, type WorkspaceInfo } from "../../tools/project/workspace-info.ts";
 import { sessionState } from "../../tools/state.ts";
 import { type AnyTool, plural, report } from "./result.ts";
 
@@ -88,5 +89,43 @@ const stateGet: AnyTool = {
   },
 };
 
-export const PROJECT_TOOLS: AnyTool[] = [dependenciesRead];
+const workspaceInfo: AnyTool = {
+  name: "workspace_info",
+  description:
+    "Detect installed runtimes and CLI tools on the running backend (probed through its shell: command -v, --version), plus the tools Toolroom runs itself (built_in: git, the TypeScript compiler). Result is cached after first call; refresh=true probes again.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      refresh: {
+        type: "boolean",
+        default: false,
+        description: "Probe again instead of returning the cached result.",
+      },
+    },
+    required: [],
+    additionalProperties: false,
+  },
+  kind: "read",
+  deadlineMs: 30_000,
+  async run(params: { refresh: boolean }, context) {
+    const cache = context.services.get("workspace_info", () => ({ info: null as WorkspaceInfo | null }));
+    const cached = cache.info !== null && !params.refresh;
+    if (!cached) cache.info = await probeWorkspace(context);
+    const info = cache.info!;
+    const present = Object.entries(info.tools)
+      .filter(([, version]) => version !== null)
+      .map(([name]) => name);
+    const runtimes = Object.entries(info.runtimes)
+      .filter(([, version]) => version !== null)
+      .map(([name]) => name);
+    return report(
+      { ...info, cached },
+      {
+        message: `${info.backend} backend: runtimes ${runtimes.join(", ") || "none"}; tools ${present.join(", ") || "none"}; built in: ${info.built_in.map((tool) => tool.name).join(", ")}${cached ? " (cached)" : ""}.`,
+      },
+    );
+  },
+};
+
+export const PROJECT_TOOLS: AnyTool[] = [workspaceInfo, dependenciesRead];
 export const STATE_TOOLS: AnyTool[] = [stateSet, stateGet];
