@@ -12,7 +12,7 @@ function write(root: string, path: string, content: string | Uint8Array) {
 }
 
 const lines = (n: number, tag: string) =>
-  Array.from({ length: n }, (_, i) => `${tag} line ${i + 1}`).join("\n") + "\n";
+  `${Array.from({ length: n }, (_, i) => `${tag} line ${i + 1}`).join("\n")}\n`;
 
 const PY = `import os
 

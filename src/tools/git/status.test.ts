@@ -30,7 +30,7 @@ async function compare(root: string) {
 }
 
 const lines = (n: number, tag: string) =>
-  Array.from({ length: n }, (_, i) => `${tag} line ${i + 1}`).join("\n") + "\n";
+  `${Array.from({ length: n }, (_, i) => `${tag} line ${i + 1}`).join("\n")}\n`;
 
 /** A repository with every kind of change git status distinguishes. */
 function busyRepo(): string {

@@ -1,6 +1,5 @@
 /** Helpers shared by the runners' output parsers. */
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: ANSI escapes are control characters
 const ANSI = /\u001b\[[0-9;?]*[ -/]*[@-~]|\u001b\][^\u0007]*\u0007/gu;
 
 /** Output without colour codes and with \n line endings: what every parser reads. */
