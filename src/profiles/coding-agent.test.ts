@@ -1,4 +1,6 @@
-import { defineCommand } from "just-bash";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { type CustomCommand, defineCommand } from "just-bash";
 import { describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
 import { codingAgent } from "./coding-agent.ts";
@@ -15,8 +17,17 @@ type Result = {
   artifacts: { type: string; path: string; description: string }[];
 };
 
-async function setup(files: Record<string, string> = {}, options: { gitInit?: boolean } = {}) {
-  const runtime = await createEmbeddedRuntime({ files, session: "test", ...options });
+async function setup(
+  files: Record<string, string> = {},
+  options: { gitInit?: boolean; commands?: CustomCommand[] } = {},
+) {
+  const { commands, ...rest } = options;
+  const runtime = await createEmbeddedRuntime({
+    files,
+    session: "test",
+    ...rest,
+    ...(commands ? { sandbox: { commands } } : {}),
+  });
   const call = async (tool: string, params: Record<string, unknown> = {}) =>
     (await runtime.call("coding-agent", { tool, params })) as Result;
   const read = async (path: string) =>
@@ -115,6 +126,9 @@ describe("Tool Result Schema", () => {
       "git_status",
       "git_diff",
       "git_commit",
+      "run_tests",
+      "run_lint",
+      "typecheck",
       "dependencies_read",
       "state_set",
       "state_get",
@@ -759,5 +773,199 @@ describe("git_commit", () => {
     expect((await call("git_commit", { message: "x", confirmed: true })).error_code).toBe(
       "NOTHING_TO_COMMIT",
     );
+  });
+});
+
+const fixture = (name: string) =>
+  readFileSync(join(import.meta.dirname, "../tools/quality/fixtures", name), "utf8");
+
+/** A stand-in for a runner this backend lacks: prints a real captured output of it, records its arguments. */
+function replay(name: string, output: string, exitCode: number, calls: string[][] = []): CustomCommand {
+  return defineCommand(name, async (args) => {
+    calls.push(args);
+    return { stdout: output, stderr: "", exitCode };
+  });
+}
+
+const PY_TESTS = {
+  "calc.py": "def add(a, b):\n    return a + b\n",
+  "tests/test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+};
+
+describe("run_tests", () => {
+  it("auto-detects pytest and returns {passed, total, passed_count, failed_count, summary, failures, raw_output}", async () => {
+    const calls: string[][] = [];
+    const { call } = await setup(PY_TESTS, {
+      commands: [replay("pytest", fixture("pytest-default.txt"), 1, calls)],
+    });
+    const result = await call("run_tests");
+    expect(result.ok).toBe(true);
+    expect(result.data).toMatchObject({
+      passed: false,
+      total: 8,
+      passed_count: 3,
+      failed_count: 4,
+      summary: "4 failed, 3 passed, 1 skipped in 0.62s",
+      command: "pytest",
+      exit_code: 1,
+      parser_used: "pytest",
+    });
+    expect(result.data.failures[0]).toEqual({
+      file: "tests/test_calc.py",
+      test: "test_add_wrong",
+      reason: "AssertionError: assert 4 == 5",
+      snippet: expect.stringContaining("assert add(2, 2) == 5"),
+      line: 11,
+    });
+    expect(result.data.raw_output).toBe(fixture("pytest-default.txt"));
+    expect(calls).toEqual([[]]);
+  });
+
+  it("passes focus to the runner and honours an explicit command", async () => {
+    const calls: string[][] = [];
+    const { call } = await setup(PY_TESTS, {
+      commands: [replay("pytest", fixture("pytest-pass.txt"), 0, calls)],
+    });
+    const focused = await call("run_tests", { focus: ["tests/test_calc.py::test_add"] });
+    expect(focused.data).toMatchObject({
+      passed: true,
+      total: 1,
+      passed_count: 1,
+      failed_count: 0,
+      failures: [],
+    });
+    expect(calls[0]).toEqual(["tests/test_calc.py::test_add"]);
+    await call("run_tests", { command: "pytest -x", focus: ["tests"] });
+    expect(calls[1]).toEqual(["-x", "tests"]);
+  });
+
+  it("runs npm test when package.json has a test script, reading the runner it names", async () => {
+    const { call } = await setup(
+      { "package.json": JSON.stringify({ scripts: { test: "vitest run" } }), "src/a.test.ts": "" },
+      { commands: [replay("npm", fixture("vitest-default.txt"), 1)] },
+    );
+    const result = await call("run_tests");
+    expect(result.data).toMatchObject({
+      command: "npm test",
+      parser_used: "vitest",
+      total: 7,
+      failed_count: 3,
+    });
+    expect(result.data.failures.map((failure: { test: string }) => failure.test)).toEqual([
+      "adds wrong",
+      "division > throws on zero",
+      "deep",
+    ]);
+  });
+
+  it("TOOL_UNAVAILABLE when the backend cannot run the runner, saying what is missing", async () => {
+    const { call } = await setup(PY_TESTS);
+    const result = await call("run_tests");
+    expect(result).toMatchObject({
+      ok: false,
+      error_code: "TOOL_UNAVAILABLE",
+      data: { command: "pytest", missing: ["pytest", "python3", "python"] },
+    });
+    expect(result.message).toContain("no pytest or python3 or python");
+    const explicit = await call("run_tests", { command: "cargo test" });
+    expect(explicit.error_code).toBe("TOOL_UNAVAILABLE");
+    await expect((await setup({ "README.md": "x" })).call("run_tests")).resolves.toMatchObject({
+      error_code: "TOOL_UNAVAILABLE",
+    });
+  });
+});
+
+describe("run_lint", () => {
+  it("runs ruff with JSON output and returns {clean, issue_count, issues, raw_output, parser_used}", async () => {
+    const calls: string[][] = [];
+    const output = fixture("ruff-json.txt").replaceAll("/tmp/cap/lint", "/workspace");
+    const { call } = await setup(
+      { "bad.py": "import os\n" },
+      { commands: [replay("ruff", output, 1, calls)] },
+    );
+    const result = await call("run_lint", { paths: ["bad.py"] });
+    expect(calls[0]).toEqual(["check", "--output-format=json", "bad.py"]);
+    expect(result.data).toMatchObject({
+      clean: false,
+      issue_count: 4,
+      parser_used: "ruff-json",
+      exit_code: 1,
+    });
+    expect(result.data.issues[0]).toEqual({
+      file: "bad.py",
+      line: 1,
+      col: 8,
+      rule: "F401",
+      message: "`os` imported but unused",
+      severity: "error",
+    });
+  });
+
+  it("reads eslint's stylish output from a custom command", async () => {
+    const output = fixture("eslint-stylish.txt").replaceAll("/tmp/cap/eslint", "/workspace");
+    const { call } = await setup({ "src/app.js": "" }, { commands: [replay("eslint", output, 1)] });
+    const result = await call("run_lint", { command: "eslint src" });
+    expect(result.data).toMatchObject({ clean: false, issue_count: 3, parser_used: "eslint-stylish" });
+    expect(result.data.issues[2]).toMatchObject({ file: "src/app.js", severity: "warning", rule: "semi" });
+  });
+
+  it("TOOL_UNAVAILABLE without ruff or eslint", async () => {
+    const { call } = await setup({ "a.py": "x = 1\n" });
+    expect(await call("run_lint")).toMatchObject({
+      ok: false,
+      error_code: "TOOL_UNAVAILABLE",
+      data: { missing: ["ruff (for the Python files)"] },
+    });
+  });
+});
+
+describe("typecheck", () => {
+  it("type-checks TypeScript in the worker when the backend has no tsc", async () => {
+    const { call } = await setup({ "src/a.ts": "export const n: number = 'x';\n" });
+    const result = await call("typecheck");
+    expect(result.data).toMatchObject({
+      clean: false,
+      issue_count: 1,
+      parser_used: "typescript-api",
+      issues: [
+        {
+          file: "src/a.ts",
+          line: 1,
+          col: 14,
+          rule: "TS2322",
+          message: "Type 'string' is not assignable to type 'number'.",
+          severity: "error",
+        },
+      ],
+    });
+    expect(result.data.raw_output).toBe(
+      "src/a.ts(1,14): error TS2322: Type 'string' is not assignable to type 'number'.\n",
+    );
+    await call("file_write", { path: "src/a.ts", content: "export const n: number = 1;\n" });
+    expect((await call("typecheck")).data).toMatchObject({ clean: true, issue_count: 0 });
+  }, 30_000);
+
+  it("runs mypy for Python and reads its output", async () => {
+    const calls: string[][] = [];
+    const { call } = await setup(
+      { "bad.py": "" },
+      { commands: [replay("mypy", fixture("mypy-columns.txt"), 1, calls)] },
+    );
+    const result = await call("typecheck");
+    expect(calls[0]).toContain("--show-column-numbers");
+    expect(result.data).toMatchObject({ clean: false, issue_count: 1, parser_used: "mypy" });
+    expect(result.data.issues[0]).toMatchObject({ file: "bad.py", line: 7, col: 12, rule: "return-value" });
+  });
+
+  it("reads tsc output from a custom command, and TOOL_UNAVAILABLE for Python without a checker", async () => {
+    const { call } = await setup(
+      { "bad.py": "" },
+      { commands: [replay("tsc", fixture("tsc-default.txt"), 2)] },
+    );
+    expect((await call("typecheck", { command: "tsc --noEmit" })).data).toMatchObject({
+      issue_count: 4,
+      parser_used: "tsc",
+    });
+    expect((await call("typecheck")).error_code).toBe("TOOL_UNAVAILABLE");
   });
 });

@@ -2,6 +2,7 @@ import type { Profile } from "../core/profile.ts";
 import { FILE_TOOLS } from "./coding-agent/files.ts";
 import { GIT_TOOLS, PATCH_TOOLS } from "./coding-agent/git.ts";
 import { PROJECT_TOOLS, STATE_TOOLS } from "./coding-agent/project.ts";
+import { QUALITY_TOOLS } from "./coding-agent/quality.ts";
 import { codingAgentEnvelope } from "./coding-agent/result.ts";
 import { SEARCH_TOOLS } from "./coding-agent/search.ts";
 import { SHELL_TOOLS } from "./coding-agent/shell.ts";
@@ -26,6 +27,7 @@ export const codingAgent: Profile = {
     ...SHELL_TOOLS,
     PROJECT_TOOLS[0]!,
     ...GIT_TOOLS,
+    ...QUALITY_TOOLS,
     ...PROJECT_TOOLS.slice(1),
     ...STATE_TOOLS,
   ],
