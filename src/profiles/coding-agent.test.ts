@@ -130,6 +130,7 @@ describe("Tool Result Schema", () => {
       "run_lint",
       "typecheck",
       "dependencies_read",
+      "symbols_index",
       "state_set",
       "state_get",
     ]) {
@@ -582,6 +583,62 @@ describe("dependencies_read", () => {
     expect((await call("dependencies_read", { path: "src" })).error_code).toBe("NO_DEPENDENCY_FILE");
     expect((await call("dependencies_read", { path: "bad" })).error_code).toBe("READ_ERROR");
     expect((await call("dependencies_read", { path: "Cargo.toml" })).error_code).toBe("UNSUPPORTED_FORMAT");
+  });
+});
+
+describe("symbols_index", () => {
+  const CODE = {
+    "app/models.py":
+      "class UserModel:\n    table = 'users'\n\n    def save(self):\n        pass\n\nMAX_USERS = 10\n",
+    "web/user.ts":
+      "export interface User { id: number }\nexport function loadUser(id: number): User { return { id }; }\n",
+  };
+
+  it("returns {query, results: [{symbol, file, line, kind, confidence}], result_count}", async () => {
+    const { call } = await setup(CODE);
+    const result = await call("symbols_index", { query: "user" });
+    expect(result.data.query).toBe("user");
+    expect(result.data.result_count).toBe(4);
+    expect(result.data.results[0]).toEqual({
+      symbol: "User",
+      file: "web/user.ts",
+      line: 1,
+      kind: "class",
+      confidence: 0.95,
+      lang: "typescript",
+      detail: "interface",
+    });
+    for (const entry of result.data.results) {
+      expect(["function", "class", "variable"]).toContain(entry.kind);
+      expect(entry.confidence).toBeGreaterThanOrEqual(0);
+      expect(entry.confidence).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("honours lang, exact and max_results", async () => {
+    const { call } = await setup(CODE);
+    expect(
+      (await call("symbols_index", { query: "user", lang: "python" })).data.results.map(
+        (r: { symbol: string }) => r.symbol,
+      ),
+    ).toEqual(["UserModel", "MAX_USERS"]);
+    expect((await call("symbols_index", { query: "save", exact: true })).data.results).toEqual([
+      {
+        symbol: "save",
+        file: "app/models.py",
+        line: 4,
+        kind: "function",
+        confidence: 1,
+        lang: "python",
+        detail: "method",
+        container: "UserModel",
+      },
+    ]);
+    expect((await call("symbols_index", { query: "Save", exact: true })).data.result_count).toBe(0);
+    const capped = await call("symbols_index", { query: "user", max_results: 1 });
+    expect(capped.data.result_count).toBe(1);
+    expect(capped.warnings[0]).toContain("best 1 of 4");
+    expect((await call("symbols_index", { query: "x", lang: "rust" })).error_code).toBe("INVALID_PARAMS");
   });
 });
 

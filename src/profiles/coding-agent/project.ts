@@ -1,4 +1,5 @@
 import { readDependencies } from "../../tools/project/dependencies.ts";
+import { type SymbolLanguage, searchSymbols } from "../../tools/project/symbols.ts";
 import { probeWorkspace, type WorkspaceInfo } from "../../tools/project/workspace-info.ts";
 import { sessionState } from "../../tools/state.ts";
 import { type AnyTool, plural, report } from "./result.ts";
@@ -127,5 +128,59 @@ const workspaceInfo: AnyTool = {
   },
 };
 
-export const PROJECT_TOOLS: AnyTool[] = [workspaceInfo, dependenciesRead];
+const symbolsIndex: AnyTool = {
+  name: "symbols_index",
+  description:
+    "Search for symbols (functions, classes, variables) by name across the workspace. Files are pre-filtered by containing the name, then parsed: Python with a Python parser (@lezer/python), TypeScript/JavaScript with the TypeScript compiler's parser. Module-level and class-level definitions are found (locals are not); interfaces, types and enums count as class, methods as function. Results within 2 seconds on repos up to 100k lines; parsed files are cached.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      query: {
+        type: "string",
+        minLength: 1,
+        description: "The name, or part of it (case-insensitive unless exact).",
+      },
+      lang: {
+        type: "string",
+        enum: ["python", "typescript", "javascript"],
+        description:
+          "python, or typescript (TS and JS files; javascript for JS files only). Default: all languages.",
+      },
+      exact: { type: "boolean", default: false, description: "Require the exact name, case included." },
+      max_results: {
+        type: "integer",
+        minimum: 1,
+        maximum: 1000,
+        default: 50,
+        description: "Maximum number of results.",
+      },
+    },
+    required: ["query"],
+    additionalProperties: false,
+  },
+  kind: "read",
+  deadlineMs: 30_000,
+  async run(params: { query: string; lang?: SymbolLanguage; exact: boolean; max_results: number }, context) {
+    const found = await searchSymbols(context, {
+      query: params.query,
+      exact: params.exact,
+      maxResults: params.max_results,
+      ...(params.lang ? { lang: params.lang } : {}),
+    });
+    return report(
+      { query: params.query, results: found.results, result_count: found.results.length },
+      {
+        message: `${plural(found.total, "symbol")} named like "${params.query}" (${plural(found.filesParsed, "file")} parsed of ${found.filesScanned} source files).`,
+        warnings:
+          found.total > found.results.length
+            ? [
+                `Returned the best ${found.results.length} of ${found.total}; raise max_results or use exact=true.`,
+              ]
+            : [],
+      },
+    );
+  },
+};
+
+export const PROJECT_TOOLS: AnyTool[] = [workspaceInfo, dependenciesRead, symbolsIndex];
 export const STATE_TOOLS: AnyTool[] = [stateSet, stateGet];
