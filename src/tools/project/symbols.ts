@@ -206,12 +206,18 @@ export function typescriptSymbols(ts: TypeScript, text: string, path = "a.ts"): 
       }
       return;
     }
-    if (ts.isInterfaceDeclaration(node))
-      return add(node.name, "class", node, { detail: "interface", ...(container ? { container } : {}) });
-    if (ts.isTypeAliasDeclaration(node))
-      return add(node.name, "class", node, { detail: "type", ...(container ? { container } : {}) });
-    if (ts.isEnumDeclaration(node))
-      return add(node.name, "class", node, { detail: "enum", ...(container ? { container } : {}) });
+    if (ts.isInterfaceDeclaration(node)) {
+      add(node.name, "class", node, { detail: "interface", ...(container ? { container } : {}) });
+      return;
+    }
+    if (ts.isTypeAliasDeclaration(node)) {
+      add(node.name, "class", node, { detail: "type", ...(container ? { container } : {}) });
+      return;
+    }
+    if (ts.isEnumDeclaration(node)) {
+      add(node.name, "class", node, { detail: "enum", ...(container ? { container } : {}) });
+      return;
+    }
     if (ts.isModuleDeclaration(node)) {
       const name = ts.isIdentifier(node.name) ? node.name.text : undefined;
       if (node.body) visit(node.body, inFunction, name ?? container);
