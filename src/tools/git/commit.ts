@@ -1,6 +1,6 @@
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
-import { walkWorkspace } from "../walk.ts";
+import { GitignoreRules } from "../walk.ts";
 import { gitFs } from "./fs.ts";
 import { loadGit } from "./load.ts";
 import { gitFailure, headCommit, openRepo, type Repo, repoAt } from "./repo.ts";
@@ -22,6 +22,62 @@ export interface CommitResult {
   warnings: string[];
 }
 
+type WalkerEntry = NonNullable<Parameters<Parameters<Repo["git"]["walk"]>[0]["map"] & {}>[1][number]>;
+
+/**
+ * Whether a working-tree file differs from its index entry: equal size, mode and mtime mean
+ * unchanged (git's own shortcut); otherwise the content's hash decides. Comparing stats here skips
+ * the index lock isomorphic-git takes for every oid() call.
+ */
+export async function changedSince(workdir: WalkerEntry, stage: WalkerEntry): Promise<boolean> {
+  const [current, indexed] = (await Promise.all([workdir.stat(), stage.stat()])) as unknown as GitStat[];
+  if (
+    current &&
+    indexed &&
+    current.size === indexed.size &&
+    current.mode === indexed.mode &&
+    current.mtimeSeconds === indexed.mtimeSeconds &&
+    current.mtimeNanoseconds === indexed.mtimeNanoseconds
+  ) {
+    return false;
+  }
+  if ((await workdir.mode()) !== (await stage.mode())) return true;
+  return (await workdir.oid()) !== (await stage.oid());
+}
+
+interface GitStat {
+  size: number;
+  mode: number;
+  mtimeSeconds: number;
+  mtimeNanoseconds: number;
+}
+
+/** Files whose index entry differs from HEAD's (what a commit would record); no working-tree walk. */
+export async function stagedChanges(repo: Repo): Promise<FileChange[]> {
+  const { git, fs, dir, cache } = repo;
+  const head = await headCommit(repo);
+  const changes: FileChange[] = [];
+  const trees = head ? [git.TREE({ ref: head }), git.STAGE()] : [git.STAGE()];
+  await git.walk({
+    fs,
+    dir,
+    cache,
+    trees,
+    map: async (path, entries) => {
+      const [before, after] = head ? entries : [null, entries[0]];
+      if (path === ".") return true;
+      const [beforeType, afterType] = await Promise.all([before?.type(), after?.type()]);
+      if (beforeType === "tree" || afterType === "tree") return true;
+      const beforeId = before ? `${await before.oid()} ${await before.mode()}` : null;
+      const afterId = after ? `${await after.oid()} ${await after.mode()}` : null;
+      if (beforeId === afterId) return null;
+      changes.push({ path, status: !before ? "added" : !after ? "deleted" : "modified" });
+      return null;
+    },
+  });
+  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
 /** Who commits when the repository's config does not say. */
 export const DEFAULT_IDENTITY = { name: "Toolroom Agent", email: "agent@toolroom.local" };
 
@@ -36,8 +92,9 @@ export async function gitCommit(context: Clocked, options: CommitOptions): Promi
   const warnings: string[] = [];
   try {
     if (options.paths && options.paths.length > 0) await stagePaths(context, repo, options.paths);
-    const status = await gitStatus(context);
-    if (status.staged.length === 0) {
+    const staged = await stagedChanges(repo);
+    if (staged.length === 0) {
+      const status = await gitStatus(context);
       const pending = status.unstaged.length + status.untracked.length;
       throw new ToolFailure(
         "nothing_to_commit",
@@ -71,8 +128,8 @@ export async function gitCommit(context: Clocked, options: CommitOptions): Promi
     });
     return {
       commit_hash: oid,
-      files_committed: status.staged.map((change) => change.path),
-      changes: status.staged,
+      files_committed: staged.map((change) => change.path),
+      changes: staged,
       message,
       warnings,
     };
@@ -81,47 +138,70 @@ export async function gitCommit(context: Clocked, options: CommitOptions): Promi
   }
 }
 
-/** `git add -A -- paths`: new and changed files added (ignored ones skipped), deleted ones removed. */
+/**
+ * `git add -A -- paths`: new and changed files added (ignored ones skipped), deleted ones removed.
+ * One walk of the working tree against the index finds what differs; ignore rules come from
+ * GitignoreRules (loaded once per folder) rather than a per-file lookup, which keeps the first
+ * commit of a big tree fast.
+ */
 export async function stagePaths(
   context: Pick<ToolContext, "resolve" | "signal" | "sandbox">,
   repo: Repo,
   paths: string[],
 ): Promise<void> {
   const { git, fs, dir, cache } = repo;
-  const add: string[] = [];
-  const remove: string[] = [];
+  const prefixes: string[] = [];
   for (const input of paths) {
     const path = await context.resolve(input, { param: "paths" });
-    const tracked = await trackedUnder(repo, path.relative);
-    const stat = await context.sandbox.lstat(path.absolute).catch(() => null);
-    if (!stat && tracked.length === 0) {
-      throw new ToolFailure("file_not_found", `pathspec "${String(input)}" did not match any files.`, {
-        path: input,
+    prefixes.push(path.relative);
+  }
+  const wanted = (path: string) =>
+    prefixes.some((prefix) => prefix === "" || path === prefix || path.startsWith(`${prefix}/`));
+  const onTheWay = (path: string) =>
+    prefixes.some((prefix) => prefix === "" || prefix.startsWith(`${path}/`) || wanted(path));
+  const rules = await GitignoreRules.load(context.sandbox);
+  const add: string[] = [];
+  const remove: string[] = [];
+  const matched = new Set<string>();
+  await git.walk({
+    fs,
+    dir,
+    cache,
+    trees: [git.WORKDIR(), git.STAGE()],
+    map: async (path, [workdir, stage]) => {
+      if (path === ".") return true;
+      if (path === ".git" || path.startsWith(".git/")) return null;
+      if (!onTheWay(path)) return null;
+      const [workdirType, stageType] = await Promise.all([workdir?.type(), stage?.type()]);
+      if (workdirType === "tree" || stageType === "tree") {
+        if (!stage && rules.ignores(path, true)) return null;
+        if (workdirType === "tree") await rules.enter(path);
+        return true;
+      }
+      if (!wanted(path)) return null;
+      if (!stage && workdir && rules.ignores(path, false)) return null;
+      for (const prefix of prefixes)
+        if (prefix === "" || path === prefix || path.startsWith(`${prefix}/`)) matched.add(prefix);
+      if (workdir && !stage) add.push(path);
+      else if (!workdir && stage) remove.push(path);
+      else if (workdir && stage && (await changedSince(workdir, stage))) add.push(path);
+      return null;
+    },
+  });
+  for (const prefix of prefixes) {
+    if (
+      prefix !== "" &&
+      !matched.has(prefix) &&
+      !(await context.sandbox.lstat(`${dir}/${prefix}`).catch(() => null))
+    ) {
+      throw new ToolFailure("file_not_found", `pathspec "${prefix}" did not match any files.`, {
+        path: prefix,
       });
     }
-    if (stat?.type === "directory") {
-      for await (const entry of walkWorkspace(context.sandbox, path.relative, {
-        gitignore: true,
-        signal: context.signal,
-      })) {
-        if (entry.type !== "directory") add.push(entry.path);
-      }
-    } else if (stat) add.push(path.relative);
-    const present = new Set(add);
-    for (const file of tracked) {
-      if (present.has(file)) continue;
-      if (!(await context.sandbox.lstat(`${dir}/${file}`).catch(() => null))) remove.push(file);
-    }
   }
-  // Ignore rules were applied by the walk; tracked files are staged even when a rule matches them.
-  if (add.length > 0) await git.add({ fs, dir, cache, filepath: [...new Set(add)], force: true });
-  for (const file of new Set(remove)) await git.remove({ fs, dir, cache, filepath: file });
-}
-
-/** Index entries at or under a path. */
-async function trackedUnder(repo: Repo, prefix: string): Promise<string[]> {
-  const files = await repo.git.listFiles({ fs: repo.fs, dir: repo.dir, cache: repo.cache });
-  return prefix === "" ? files : files.filter((file) => file === prefix || file.startsWith(`${prefix}/`));
+  // Ignore rules were applied above; tracked files are staged even when a rule matches them.
+  if (add.length > 0) await git.add({ fs, dir, cache, filepath: add.sort(), force: true });
+  for (const file of remove) await git.remove({ fs, dir, cache, filepath: file });
 }
 
 async function identityOf(repo: Repo): Promise<{ name: string; email: string; defaulted: boolean }> {
