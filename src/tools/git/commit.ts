@@ -3,7 +3,7 @@ import type { ToolContext } from "../../core/profile.ts";
 import { GitignoreRules } from "../walk.ts";
 import { gitFs } from "./fs.ts";
 import { loadGit } from "./load.ts";
-import { gitFailure, headCommit, openRepo, type Repo, repoAt } from "./repo.ts";
+import { changedSince, gitFailure, headCommit, openRepo, type Repo, repoAt } from "./repo.ts";
 import { type FileChange, gitStatus } from "./status.ts";
 
 export interface CommitOptions {
@@ -20,36 +20,6 @@ export interface CommitResult {
   changes: FileChange[];
   message: string;
   warnings: string[];
-}
-
-type WalkerEntry = NonNullable<Parameters<Parameters<Repo["git"]["walk"]>[0]["map"] & {}>[1][number]>;
-
-/**
- * Whether a working-tree file differs from its index entry: equal size, mode and mtime mean
- * unchanged (git's own shortcut); otherwise the content's hash decides. Comparing stats here skips
- * the index lock isomorphic-git takes for every oid() call.
- */
-export async function changedSince(workdir: WalkerEntry, stage: WalkerEntry): Promise<boolean> {
-  const [current, indexed] = (await Promise.all([workdir.stat(), stage.stat()])) as unknown as GitStat[];
-  if (
-    current &&
-    indexed &&
-    current.size === indexed.size &&
-    current.mode === indexed.mode &&
-    current.mtimeSeconds === indexed.mtimeSeconds &&
-    current.mtimeNanoseconds === indexed.mtimeNanoseconds
-  ) {
-    return false;
-  }
-  if ((await workdir.mode()) !== (await stage.mode())) return true;
-  return (await workdir.oid()) !== (await stage.oid());
-}
-
-interface GitStat {
-  size: number;
-  mode: number;
-  mtimeSeconds: number;
-  mtimeNanoseconds: number;
 }
 
 /** Files whose index entry differs from HEAD's (what a commit would record); no working-tree walk. */

@@ -62,3 +62,33 @@ export function gitFailure(error: unknown, doing: string): ToolFailure {
   }
   return new ToolFailure("git_error", `${doing}: ${message}`, { git_code: code ?? null });
 }
+
+export type WalkerEntry = NonNullable<Parameters<Parameters<Repo["git"]["walk"]>[0]["map"] & {}>[1][number]>;
+
+/**
+ * Whether a working-tree file differs from its index entry: equal size, mode and mtime mean
+ * unchanged (git's own shortcut); otherwise the content's hash decides. Comparing stats here skips
+ * the index lock isomorphic-git takes for every oid() call.
+ */
+export async function changedSince(workdir: WalkerEntry, stage: WalkerEntry): Promise<boolean> {
+  const [current, indexed] = (await Promise.all([workdir.stat(), stage.stat()])) as unknown as GitStat[];
+  if (
+    current &&
+    indexed &&
+    current.size === indexed.size &&
+    current.mode === indexed.mode &&
+    current.mtimeSeconds === indexed.mtimeSeconds &&
+    current.mtimeNanoseconds === indexed.mtimeNanoseconds
+  ) {
+    return false;
+  }
+  if ((await workdir.mode()) !== (await stage.mode())) return true;
+  return (await workdir.oid()) !== (await stage.oid());
+}
+
+interface GitStat {
+  size: number;
+  mode: number;
+  mtimeSeconds: number;
+  mtimeNanoseconds: number;
+}

@@ -1,5 +1,6 @@
 import type { ToolContext } from "../../core/profile.ts";
-import { headCommit, openRepo, type Repo } from "./repo.ts";
+import { GitignoreRules } from "../walk.ts";
+import { changedSince, headCommit, openRepo, type Repo } from "./repo.ts";
 import { detectRenames } from "./similarity.ts";
 
 export type ChangeStatus = "added" | "modified" | "deleted" | "renamed";
@@ -37,29 +38,8 @@ export async function gitStatus(context: Pick<ToolContext, "sandbox" | "services
   const head = await headCommit(repo);
   const branch = (await git.currentBranch({ fs, dir, fullname: false })) ?? null;
   const detached = branch === null;
-  const matrix = await git.statusMatrix({ fs, dir, cache });
-
-  const staged: FileChange[] = [];
-  const unstaged: FileChange[] = [];
-  const untracked: string[] = [];
-  for (const [path, headState, workdirState, stageState] of matrix as [string, number, number, number][]) {
-    if (headState === 0 && stageState === 0) {
-      if (workdirState !== 0) untracked.push(path);
-      continue;
-    }
-    if (headState === 0) staged.push({ path, status: "added" });
-    else if (stageState === 0) staged.push({ path, status: "deleted" });
-    else if (stageState !== 1) staged.push({ path, status: "modified" });
-    if (stageState === 0) {
-      // Removed from the index but still on disk: git shows it both deleted (staged) and untracked.
-      if (workdirState !== 0) untracked.push(path);
-      continue;
-    }
-    if (workdirState === 0) unstaged.push({ path, status: "deleted" });
-    else if (stageState === 1 ? workdirState === 2 : stageState === 3)
-      unstaged.push({ path, status: "modified" });
-  }
-  const stagedWithRenames = await withRenames(repo, head, staged);
+  const { staged, unstaged, untracked, stageOids } = await compareTrees(repo, head);
+  const stagedWithRenames = await withRenames(repo, head, staged, stageOids);
   const tracking = await upstreamOf(repo, detached ? null : branch, head);
   return {
     branch: detached ? null : branch,
@@ -72,8 +52,80 @@ export async function gitStatus(context: Pick<ToolContext, "sandbox" | "services
   };
 }
 
+/**
+ * One walk of HEAD's tree, the working tree and the index together. A working-tree file counts as
+ * unchanged when its stats match the index (git's shortcut), else its content hash decides;
+ * untracked paths go through the .gitignore rules, and an ignored untracked folder is not entered.
+ */
+async function compareTrees(
+  repo: Repo,
+  head: string | null,
+): Promise<{
+  staged: FileChange[];
+  unstaged: FileChange[];
+  untracked: string[];
+  stageOids: Map<string, string>;
+}> {
+  const { git, fs, dir, cache, sandbox } = repo;
+  const rules = await GitignoreRules.load(sandbox);
+  const staged: FileChange[] = [];
+  const unstaged: FileChange[] = [];
+  const untracked: string[] = [];
+  const stageOids = new Map<string, string>();
+  const trees = head ? [git.WORKDIR(), git.STAGE(), git.TREE({ ref: head })] : [git.WORKDIR(), git.STAGE()];
+  await git.walk({
+    fs,
+    dir,
+    cache,
+    trees,
+    map: async (path, [workdir, stage, tree]) => {
+      if (path === ".") return true;
+      if (path === ".git") return null;
+      const [workdirType, stageType, treeType] = await Promise.all([
+        workdir?.type(),
+        stage?.type(),
+        tree?.type(),
+      ]);
+      const tracked = Boolean(stage) || Boolean(tree);
+      if (workdirType === "tree" || stageType === "tree" || treeType === "tree") {
+        if (!tracked && rules.ignores(path, true)) return null;
+        if (workdirType === "tree") await rules.enter(path);
+        // A path that is a folder on one side and a file on another: only the folder side is walked.
+        if (!(workdirType === "blob" || stageType === "blob" || treeType === "blob")) return true;
+      }
+      if (workdirType === "commit" || stageType === "commit" || treeType === "commit") return null;
+      const inWorkdir = workdirType === "blob" || workdirType === "special";
+      const inStage = stageType === "blob";
+      const inTree = treeType === "blob";
+      if (!inStage && !inTree) {
+        if (inWorkdir && !rules.ignores(path, false)) untracked.push(path);
+        return workdirType === "tree" ? true : null;
+      }
+      if (inStage) stageOids.set(path, (await stage!.oid()) as string);
+      if (inTree && inStage) {
+        const [treeOid, treeMode, stageMode] = await Promise.all([tree!.oid(), tree!.mode(), stage!.mode()]);
+        if (treeOid !== stageOids.get(path) || treeMode !== stageMode)
+          staged.push({ path, status: "modified" });
+      } else if (inStage) staged.push({ path, status: "added" });
+      else staged.push({ path, status: "deleted" });
+      if (!inStage) {
+        // Removed from the index but still on disk: git shows it both deleted (staged) and untracked.
+        if (inWorkdir) untracked.push(path);
+      } else if (!inWorkdir) unstaged.push({ path, status: "deleted" });
+      else if (await changedSince(workdir!, stage!)) unstaged.push({ path, status: "modified" });
+      return workdirType === "tree" || stageType === "tree" || treeType === "tree" ? true : null;
+    },
+  });
+  return { staged, unstaged, untracked, stageOids };
+}
+
 /** Staged deletions and additions that git would pair as renames become one "renamed" entry. */
-async function withRenames(repo: Repo, head: string | null, staged: FileChange[]): Promise<FileChange[]> {
+async function withRenames(
+  repo: Repo,
+  head: string | null,
+  staged: FileChange[],
+  stageOids: Map<string, string>,
+): Promise<FileChange[]> {
   const deleted = staged.filter((change) => change.status === "deleted");
   const added = staged.filter((change) => change.status === "added");
   if (!head || deleted.length === 0 || added.length === 0) return staged;
@@ -83,7 +135,6 @@ async function withRenames(repo: Repo, head: string | null, staged: FileChange[]
     const { oid } = await git.readBlob({ fs, dir, cache, oid: head, filepath: change.path });
     headOids.set(change.path, oid);
   }
-  const stageOids = await indexOids(repo, new Set(added.map((change) => change.path)));
   const pairs = await detectRenames(
     deleted.map((change) => ({ path: change.path, oid: headOids.get(change.path)! })),
     added.map((change) => ({ path: change.path, oid: stageOids.get(change.path)! })),
@@ -97,24 +148,6 @@ async function withRenames(repo: Repo, head: string | null, staged: FileChange[]
     const oldPath = change.status === "added" ? to.get(change.path) : undefined;
     return oldPath ? [{ path: change.path, status: "renamed", old_path: oldPath }] : [change];
   });
-}
-
-/** Blob ids of some paths in the index. */
-export async function indexOids(repo: Repo, paths: Set<string>): Promise<Map<string, string>> {
-  const { git, fs, dir, cache } = repo;
-  const oids = new Map<string, string>();
-  await git.walk({
-    fs,
-    dir,
-    cache,
-    trees: [git.STAGE()],
-    map: async (path, [entry]) => {
-      if (!entry) return null;
-      if (paths.has(path) && (await entry.type()) === "blob") oids.set(path, (await entry.oid()) as string);
-      return true;
-    },
-  });
-  return oids;
 }
 
 /** The branch's upstream (branch.<name>.remote/merge) and the commits on either side only. */
