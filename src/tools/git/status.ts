@@ -34,7 +34,7 @@ const byPath = (a: { path: string }, b: { path: string }) => (a.path < b.path ? 
  */
 export async function gitStatus(context: Pick<ToolContext, "sandbox" | "services">): Promise<GitStatus> {
   const repo = await openRepo(context);
-  const { git, fs, dir, cache } = repo;
+  const { git, fs, dir } = repo;
   const head = await headCommit(repo);
   const branch = (await git.currentBranch({ fs, dir, fullname: false })) ?? null;
   const detached = branch === null;
