@@ -145,6 +145,126 @@ describe("Tool Result Schema", () => {
   });
 });
 
+/** Every parameter of every tool, as the spec's tables print them: [name, required, default]. */
+const SPEC_PARAMS: Record<string, [string, boolean, unknown][]> = {
+  file_read: [
+    ["path", true, undefined],
+    ["offset", false, 0],
+    ["limit", false, undefined],
+  ],
+  file_write: [
+    ["path", true, undefined],
+    ["content", true, undefined],
+    ["overwrite", false, true],
+  ],
+  file_edit: [
+    ["path", true, undefined],
+    ["old_str", true, undefined],
+    ["new_str", true, undefined],
+  ],
+  file_patch: [
+    ["diff_text", false, undefined],
+    ["patches", false, undefined],
+    ["file_hash", false, undefined],
+  ],
+  file_list: [
+    ["path", false, "."],
+    ["depth", false, 2],
+    ["include_hidden", false, false],
+    ["include_files", false, true],
+    ["include_dirs", false, true],
+  ],
+  file_move: [
+    ["src", true, undefined],
+    ["dst", true, undefined],
+    ["overwrite", false, false],
+  ],
+  file_delete: [
+    ["path", true, undefined],
+    ["recursive", false, false],
+  ],
+  glob: [
+    ["pattern", true, undefined],
+    ["base_path", false, "."],
+    ["include_hidden", false, false],
+    ["max_results", false, 500],
+  ],
+  grep: [
+    ["pattern", true, undefined],
+    ["path", false, "."],
+    ["glob", false, undefined],
+    ["case_sensitive", false, true],
+    ["max_results", false, 200],
+    ["context_lines", false, 0],
+  ],
+  safe_shell: [
+    ["command", true, undefined],
+    ["cwd", false, undefined],
+    ["timeout_sec", false, 60],
+  ],
+  shell: [
+    ["command", true, undefined],
+    ["cwd", false, undefined],
+    ["timeout_sec", false, 60],
+  ],
+  workspace_info: [["refresh", false, false]],
+  git_status: [],
+  git_diff: [
+    ["staged", false, false],
+    ["pathspec", false, undefined],
+    ["base_ref", false, undefined],
+    ["target_ref", false, undefined],
+  ],
+  git_commit: [
+    ["message", true, undefined],
+    ["confirmed", true, undefined],
+    ["paths", false, undefined],
+    ["signoff", false, false],
+  ],
+  run_tests: [
+    ["command", false, undefined],
+    ["focus", false, undefined],
+    ["timeout_sec", false, 60],
+  ],
+  run_lint: [
+    ["command", false, undefined],
+    ["paths", false, undefined],
+  ],
+  typecheck: [
+    ["command", false, undefined],
+    ["paths", false, undefined],
+  ],
+  dependencies_read: [["path", false, "."]],
+  symbols_index: [
+    ["query", true, undefined],
+    ["lang", false, undefined],
+    ["exact", false, false],
+    ["max_results", false, 50],
+  ],
+  state_set: [
+    ["key", true, undefined],
+    ["value", true, undefined],
+  ],
+  state_get: [["key", true, undefined]],
+};
+
+describe("every tool's parameters and defaults", () => {
+  it("has exactly the spec's tools, in the spec's order", () => {
+    expect(codingAgent.tools.map((tool) => tool.name)).toEqual(Object.keys(SPEC_PARAMS));
+  });
+
+  it.each(Object.entries(SPEC_PARAMS))("%s takes the spec's parameters with its defaults", (name, params) => {
+    const tool = codingAgent.tools.find((candidate) => candidate.name === name)!;
+    const properties = tool.inputSchema.properties ?? {};
+    expect(Object.keys(properties)).toEqual(params.map(([param]) => param));
+    expect(tool.inputSchema.required ?? []).toEqual(
+      params.filter(([, required]) => required).map(([param]) => param),
+    );
+    for (const [param, , fallback] of params)
+      expect(properties[param]!.default, `${name}.${param}`).toEqual(fallback);
+  });
+});
+
 describe("file_read", () => {
   it("returns {path, content, total_lines, returned_lines, offset}, whole file by default", async () => {
     const { call } = await setup(PROJECT);
@@ -528,6 +648,13 @@ describe("shell", () => {
     expect((await call("shell", { command: "rm -rf build" })).data.success).toBe(true);
   });
 
+  it("honours cwd and timeout_sec", async () => {
+    const { call } = await setup(PROJECT);
+    expect((await call("shell", { command: "ls", cwd: "src/deep" })).data.stdout).toBe("nested\n");
+    expect((await call("shell", { command: "sleep 5", timeout_sec: 1 })).error_code).toBe("TIMEOUT");
+    expect((await call("shell", { command: "ls", cwd: "missing" })).error_code).toBe("FILE_NOT_FOUND");
+  });
+
   it("keeps the head and tail of a huge output and saves the whole as an artifact", async () => {
     const { call, runtime } = await setup();
     const result = await call("shell", { command: "seq 1 100000" });
@@ -659,6 +786,15 @@ describe("state_set / state_get", () => {
     expect(missing.data).toEqual({ key: "other", value: null, found: false });
     const other = await setup();
     expect((await other.call("state_get", { key: "plan" })).data.found).toBe(false);
+  });
+
+  it("NOT_SERIALIZABLE for a value JSON cannot carry", async () => {
+    const { call } = await setup();
+    expect((await call("state_set", { key: "k", value: Number.NaN })).error_code).toBe("NOT_SERIALIZABLE");
+    expect((await call("state_set", { key: "k", value: { a: [Number.POSITIVE_INFINITY] } })).error_code).toBe(
+      "NOT_SERIALIZABLE",
+    );
+    expect((await call("state_get", { key: "k" })).data.found).toBe(false);
   });
 
   it("INVALID_KEY for a bad key", async () => {
@@ -913,6 +1049,16 @@ describe("run_tests", () => {
       "division > throws on zero",
       "deep",
     ]);
+  });
+
+  it("stops a run at timeout_sec", async () => {
+    const { call } = await setup(PY_TESTS);
+    const result = await call("run_tests", { command: "sleep 5", timeout_sec: 1 });
+    expect(result).toMatchObject({
+      ok: false,
+      error_code: "TIMEOUT",
+      data: { command: "sleep 5", timeout_sec: 1 },
+    });
   });
 
   it("TOOL_UNAVAILABLE when the backend cannot run the runner, saying what is missing", async () => {

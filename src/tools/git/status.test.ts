@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createToolContext } from "../../core/tool-context.ts";
@@ -143,6 +143,18 @@ describe("gitStatus agrees with native git status", () => {
     git(clone, "fetch", "-q");
     const { ours } = await compare(clone);
     expect(ours).toMatchObject({ upstream: "origin/main", ahead: 2, behind: 1 });
+  });
+
+  it("sees a mode-only change (chmod +x) as git does", async () => {
+    const root = tempDir();
+    git(root, "init", "-q");
+    write(root, "run.sh", "echo hi\n");
+    write(root, "other.sh", "echo other\n");
+    git(root, "add", ".");
+    git(root, "commit", "-qm", "a");
+    chmodSync(join(root, "run.sh"), 0o755);
+    const { ours } = await compare(root);
+    expect(ours.unstaged).toEqual([{ path: "run.sh", status: "modified" }]);
   });
 
   it("on a detached HEAD", async () => {
