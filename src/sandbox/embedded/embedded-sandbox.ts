@@ -46,7 +46,8 @@ const GENEROUS_LIMITS = {
   maxStringLength: 256 * 1024 * 1024,
   maxCallDepth: 1000,
 } as const;
-const DEADLINE_MESSAGE = /execution exceeded execution deadline/u;
+/** just-bash's words when its own deadline stops a command ("execution exceeded…", "sleep exceeded its…"). */
+const DEADLINE_MESSAGE = /exceeded (?:its )?execution deadline/u;
 
 /**
  * The embedded backend: just-bash's in-memory filesystem and its bash, in a browser worker or in
