@@ -1,11 +1,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CustomCommand, defineCommand } from "just-bash";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
+import { registerNodeAssets } from "../host/node-assets.ts";
 import { codingAgent } from "./coding-agent.ts";
 
 /** Conformance with ../shared/specs/002_0acf6c619cf0d055.txt, section by section. */
+
+beforeAll(() => registerNodeAssets());
 
 type Result = {
   ok: boolean;
@@ -651,7 +654,8 @@ describe("shell", () => {
   it("honours cwd and timeout_sec", async () => {
     const { call } = await setup(PROJECT);
     expect((await call("shell", { command: "ls", cwd: "src/deep" })).data.stdout).toBe("nested\n");
-    expect((await call("shell", { command: "sleep 5", timeout_sec: 1 })).error_code).toBe("TIMEOUT");
+    const slow = await call("shell", { command: "sleep 5", timeout_sec: 1 });
+    expect(slow.error_code, JSON.stringify(slow)).toBe("TIMEOUT");
     expect((await call("shell", { command: "ls", cwd: "missing" })).error_code).toBe("FILE_NOT_FOUND");
   });
 
@@ -1112,13 +1116,41 @@ describe("run_lint", () => {
     expect(result.data.issues[2]).toMatchObject({ file: "src/app.js", severity: "warning", rule: "semi" });
   });
 
-  it("TOOL_UNAVAILABLE without ruff or eslint", async () => {
-    const { call } = await setup({ "a.py": "x = 1\n" });
+  it("lints Python with ruff's WebAssembly build when the backend has no ruff", async () => {
+    const { call } = await setup({
+      "a.py": "import os\n",
+      "pyproject.toml": '[tool.ruff.lint]\nselect = ["F"]\n',
+    });
+    const result = await call("run_lint");
+    expect(result.data).toMatchObject({
+      clean: false,
+      issue_count: 1,
+      parser_used: "ruff-wasm",
+      config_file: "pyproject.toml [tool.ruff]",
+      issues: [
+        {
+          file: "a.py",
+          line: 1,
+          col: 8,
+          rule: "F401",
+          message: "`os` imported but unused",
+          severity: "error",
+        },
+      ],
+      raw_output: "a.py:1:8: F401 `os` imported but unused\n",
+    });
+    await call("file_write", { path: "a.py", content: "import os\n\nprint(os.name)\n" });
+    expect((await call("run_lint")).data).toMatchObject({ clean: true, issue_count: 0 });
+  });
+
+  it("TOOL_UNAVAILABLE when no linter can run", async () => {
+    const { call } = await setup({ "eslint.config.js": "export default [];\n", "a.js": "x\n" });
     expect(await call("run_lint")).toMatchObject({
       ok: false,
       error_code: "TOOL_UNAVAILABLE",
-      data: { missing: ["ruff (for the Python files)"] },
+      data: { missing: ["eslint (for the eslint config)"] },
     });
+    expect((await call("run_lint", { command: "flake8" })).error_code).toBe("TOOL_UNAVAILABLE");
   });
 });
 

@@ -19,6 +19,7 @@ import {
   parseLintOutput,
   parseTypecheckOutput,
 } from "../../tools/quality/issue-parsers.ts";
+import { lintPythonInWorker } from "../../tools/quality/ruff-wasm.ts";
 import { parseTestOutput, type TestParser } from "../../tools/quality/test-parsers.ts";
 import { typecheckWithCompiler } from "../../tools/quality/typescript-check.ts";
 import { runShell } from "../../tools/shell.ts";
@@ -265,7 +266,7 @@ const pathArgs = (paths: string[] | undefined) =>
 const runLint: AnyTool = {
   name: "run_lint",
   description:
-    "Run the linter and return structured issues. Auto-detects ruff (Python; run with --output-format=json) or eslint (a project with an eslint config; run with -f json). A custom command's output is read in ruff's or eslint's text formats. TOOL_UNAVAILABLE when this backend has neither.",
+    "Run the linter and return structured issues. Auto-detects ruff for Python (the backend's ruff with --output-format=json, else ruff's WebAssembly build inside Toolroom: parser_used 'ruff-wasm', same rules and settings) or eslint for a project with an eslint config (-f json). A custom command's output is read in ruff's or eslint's text formats. TOOL_UNAVAILABLE when no linter can run.",
   inputSchema: {
     type: "object",
     properties: {
@@ -294,7 +295,30 @@ const runLint: AnyTool = {
       if (isPythonProject(facts)) {
         if (await commandAvailable(context, "ruff"))
           command = `ruff check --output-format=json ${pathArgs(params.paths)}`;
-        else missing.push("ruff (for the Python files)");
+        else {
+          try {
+            const checked = await lintPythonInWorker(context, {
+              ...(params.paths ? { paths: params.paths } : {}),
+            });
+            return issueResult(
+              "run_lint",
+              checked.issues,
+              truncateHeadTailBytes(checked.rawOutput, RAW_OUTPUT_LIMIT_BYTES).text,
+              "ruff-wasm",
+              {
+                command: null,
+                files_checked: checked.filesChecked,
+                config_file: checked.configSource,
+                ruff_version: checked.version,
+              },
+              checked.configSource ? [] : ["No ruff settings in the project: ruff's default rules apply."],
+              [],
+            );
+          } catch (error) {
+            if (!(error instanceof ToolFailure) || error.code !== "tool_unavailable") throw error;
+            missing.push("ruff (for the Python files; its WebAssembly build could not load here either)");
+          }
+        }
       }
       if (!command && hasEslintConfig(facts)) {
         const eslint = await jsTool(context, "eslint");

@@ -118,6 +118,11 @@ export async function probeWorkspace(
       version: "TypeScript compiler API (loaded on first use)",
       provides: "typecheck of .ts/.tsx/.js projects",
     },
+    {
+      name: "ruff",
+      version: "ruff's WebAssembly build (loaded on first use)",
+      provides: "run_lint of Python files",
+    },
     { name: "grep", version: "JavaScript RegExp search", provides: "grep, glob, symbols_index" },
   ];
   return {

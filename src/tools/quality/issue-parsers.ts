@@ -20,7 +20,8 @@ export type IssueParser =
   | "pyright-json"
   | "pyright"
   | "tsc"
-  | "typescript-api";
+  | "typescript-api"
+  | "ruff-wasm";
 
 export interface IssueReport {
   parser: IssueParser;
