@@ -209,6 +209,22 @@ describe("toolroom batch", () => {
         { tool: "read_file", params: { path: "nope" }, request_id: "missing" },
         { tool: "read_file", params: { path: "bin.dat" }, request_id: "binary" },
         { tool: "search", params: { query: "[", is_regex: true }, request_id: "regex" },
+        { tool: "apply_patch", params: { unified_diff: "garbage" }, request_id: "parse" },
+        {
+          tool: "apply_patch",
+          params: { unified_diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-nope\n+x\n" },
+          request_id: "hunk",
+        },
+        {
+          tool: "apply_patch",
+          params: { unified_diff: "--- a/zz.txt\n+++ b/zz.txt\n@@ -1 +1 @@\n-a\n+b\n" },
+          request_id: "nofile",
+        },
+        {
+          tool: "apply_patch",
+          params: { unified_diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-hello\n+bye\n" },
+          request_id: "patched",
+        },
         { tool: "run", params: { command: "exit 3" }, request_id: "exit" },
         { tool: "run", params: { command: "sleep 5", timeout_sec: 1 }, request_id: "timeout" },
       ]),
@@ -219,6 +235,10 @@ describe("toolroom batch", () => {
     expect(byId.missing?.error?.error_type, JSON.stringify(byId.missing)).toBe("file_not_found");
     expect(byId.binary?.error?.error_type, JSON.stringify(byId.binary)).toBe("binary_file");
     expect(byId.regex?.error?.error_type, JSON.stringify(byId.regex)).toBe("ripgrep_error");
+    expect(byId.parse?.error?.error_type, JSON.stringify(byId.parse)).toBe("patch_parse_error");
+    expect(byId.hunk?.error?.error_type, JSON.stringify(byId.hunk)).toBe("patch_hunk_fail");
+    expect(byId.nofile?.error?.error_type, JSON.stringify(byId.nofile)).toBe("file_not_found");
+    expect(byId.patched?.data?.changed_files).toEqual(["a.txt"]);
     expect(byId.exit?.error?.error_type, JSON.stringify(byId.exit)).toBe("abnormal_exit");
     expect(byId.exit.exit_code).toBe(3);
     expect(byId.timeout?.error?.error_type, JSON.stringify(byId.timeout)).toBe("timeout");

@@ -205,7 +205,12 @@ export class Runtime {
     const startedAt = this.clock.now();
     const started = performance.now();
     const rawParams = (raw.params ?? {}) as Record<string, unknown>;
-    this.events.emit("tool_call_started", { request_id: requestId, tool: raw.tool, params: rawParams });
+    this.events.emit("tool_call_started", {
+      request_id: requestId,
+      tool: raw.tool,
+      params: rawParams,
+      data: { profile: profileName, step },
+    });
 
     let profile: Profile | undefined;
     let info: CallInfo = {

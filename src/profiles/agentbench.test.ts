@@ -323,6 +323,86 @@ describe("search", () => {
   });
 });
 
+describe("apply_patch", () => {
+  const SPEC_EXAMPLE = `--- a/src/main.py
++++ b/src/main.py
+@@ -1,4 +1,4 @@
+ def add(a, b):
+-    return a - b
++    return a + b
+`;
+
+  it("applies the spec's example (whose @@ counts are off) and returns the changed files", async () => {
+    const { call, sandbox } = await setup({ "src/main.py": "def add(a, b):\n    return a - b\n" });
+    const result = await call("apply_patch", { unified_diff: SPEC_EXAMPLE });
+    expect(result.status).toBe("success");
+    expect(result.data).toMatchObject({
+      changed_files: ["src/main.py"],
+      patch_size_bytes: new TextEncoder().encode(SPEC_EXAMPLE).length,
+    });
+    expect(text(await sandbox.readFile("/workspace/src/main.py"))).toBe("def add(a, b):\n    return a + b\n");
+  });
+
+  it("saves diffs/step_NNNN.patch and emits PATCH_APPLIED with the diff of what changed", async () => {
+    const { call, runtime } = await setup({ "src/main.py": "def add(a, b):\n    return a - b\n" });
+    await call("list_files", {});
+    await call("apply_patch", { unified_diff: SPEC_EXAMPLE });
+    const artifact = text(runtime.artifacts.get("diffs/step_0002.patch"));
+    expect(artifact).toContain("-    return a - b\n+    return a + b");
+    const event = runtime.events.all().find((candidate) => candidate.type === "PATCH_APPLIED");
+    expect(event).toMatchObject({ request_id: "r2", tool: "apply_patch" });
+    expect(event?.data).toMatchObject({
+      changed_files: ["src/main.py"],
+      patch_path: "diffs/step_0002.patch",
+    });
+    expect(
+      runtime.events
+        .all()
+        .filter((candidate) => candidate.type === "file_changed")
+        .map((e) => e.data?.path),
+    ).toEqual(["src/main.py"]);
+  });
+
+  it("creates and deletes files through /dev/null", async () => {
+    const { call, sandbox } = await setup({ "old.txt": "bye\n" });
+    const diff =
+      "--- /dev/null\n+++ b/new/file.txt\n@@ -0,0 +1 @@\n+hello\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n";
+    const result = await call("apply_patch", { unified_diff: diff });
+    expect(result.data!.changed_files).toEqual(["new/file.txt", "old.txt"]);
+    expect(text(await sandbox.readFile("/workspace/new/file.txt"))).toBe("hello\n");
+    await expect(sandbox.stat("/workspace/old.txt")).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("changes nothing when one hunk of one file fails (patch_hunk_fail)", async () => {
+    const files = { "a.txt": "one\ntwo\n", "b.txt": "three\nfour\n" };
+    const { call, sandbox } = await setup(files);
+    const diff =
+      "--- a/a.txt\n+++ b/a.txt\n@@ -1,2 +1,2 @@\n-one\n+ONE\n two\n--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\n-not there\n+x\n four\n";
+    const result = await call("apply_patch", { unified_diff: diff });
+    expect(result.error?.error_type).toBe("patch_hunk_fail");
+    expect(result.error?.message).toContain("b.txt");
+    expect(result.error?.details).toMatchObject({ rejected_hunks: [{ file: "b.txt", hunk: 1 }] });
+    expect(text(await sandbox.readFile("/workspace/a.txt"))).toBe("one\ntwo\n");
+    expect(text(await sandbox.readFile("/workspace/b.txt"))).toBe("three\nfour\n");
+  });
+
+  it("reports patch_parse_error, file_not_found and path_escape", async () => {
+    const { call } = await setup({ "a.txt": "x\n" });
+    expect((await call("apply_patch", { unified_diff: "this is not a diff" })).error?.error_type).toBe(
+      "patch_parse_error",
+    );
+    const missing = await call("apply_patch", {
+      unified_diff: "--- a/nope.txt\n+++ b/nope.txt\n@@ -1 +1 @@\n-x\n+y\n",
+    });
+    expect(missing.error?.error_type).toBe("file_not_found");
+    expect(missing.error?.message).toContain("nope.txt");
+    const outside = await call("apply_patch", {
+      unified_diff: "--- a/../etc/passwd\n+++ b/../etc/passwd\n@@ -1 +1 @@\n-x\n+y\n",
+    });
+    expect(outside.error?.error_type).toBe("path_escape");
+  });
+});
+
 describe("run", () => {
   it("returns the exit code and the log paths, saving stdout and stderr as artifacts", async () => {
     const { call, runtime } = await setup(PROJECT);

@@ -1,9 +1,10 @@
 import { stepNumber } from "../core/artifacts.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { CallInfo, Profile, ToolContext, ToolSpec } from "../core/profile.ts";
-import { truncateHeadTailBytes } from "../core/truncate.ts";
+import { truncateHeadTailBytes, utf8Length } from "../core/truncate.ts";
 import { ripgrepGlob } from "../tools/glob.ts";
 import { listFiles } from "../tools/list-files.ts";
+import { applyPatchInWorkspace } from "../tools/patch/index.ts";
 import { lineRange, readTextFile } from "../tools/read-text.ts";
 import { searchText } from "../tools/search-text.ts";
 import { runShell } from "../tools/shell.ts";
@@ -159,6 +160,33 @@ const searchTool: ToolSpec<{
   },
 };
 
+const applyPatchTool: ToolSpec<{ unified_diff: string }> = {
+  name: "apply_patch",
+  description:
+    "Apply a unified diff patch to files. Paths are relative to the workspace, with git's a/ and b/ prefixes (as patch -p1 strips them). Every hunk of every file is checked before anything is written: a patch that does not apply changes nothing.",
+  inputSchema: {
+    type: "object",
+    title: "ApplyPatchParams",
+    properties: { unified_diff: { type: "string", description: "Standard unified diff format" } },
+    required: ["unified_diff"],
+  },
+  kind: "write",
+  deadlineMs: 10_000,
+  async run(params, context) {
+    const applied = await applyPatchInWorkspace(context, {
+      kind: "text",
+      text: params.unified_diff,
+      formats: ["unified"],
+    });
+    return {
+      changed_files: applied.changedFiles,
+      patch_size_bytes: utf8Length(params.unified_diff),
+      patch_path: applied.artifactPath,
+      hunks: applied.plan.hunks,
+    };
+  },
+};
+
 const runTool: ToolSpec<{ command: string; timeout_sec: number | null; env: Record<string, string> | null }> =
   {
     name: "run",
@@ -261,7 +289,7 @@ export const agentbench: Profile = {
   spec: "000_ff84b711f219dac3.txt",
   description:
     "Five tools (list_files, read_file, search, apply_patch, run) with ToolResult envelopes and artifacts.",
-  tools: [listFilesTool, readFileTool, searchTool, runTool],
+  tools: [listFilesTool, readFileTool, searchTool, applyPatchTool, runTool],
   symlinks: "block",
   approval: { write: "auto", command: "auto" },
   envelope: {

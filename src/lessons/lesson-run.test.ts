@@ -1,0 +1,166 @@
+import { describe, expect, it } from "vitest";
+import { createEmbeddedRuntime } from "../host/create-runtime.ts";
+import { commandAllowed } from "./controls.ts";
+import { checkLesson, type Lesson, parseLesson, serializeLesson } from "./lesson.ts";
+import { LessonRun } from "./lesson-run.ts";
+
+const LESSON: Lesson = {
+  format: "toolroom-lesson",
+  version: 1,
+  id: "engine-test",
+  title: "Engine test",
+  instructions: "Make `count.txt` say 3, using `run`, without touching `tests/`.",
+  profiles: [{ profile: "agentbench", tools: ["read_file", "run"] }],
+  files: { "count.txt": "1\n", "tests/expected.txt": "3\n" },
+  hints: ["Read count.txt first.", "echo 3 > count.txt"],
+  solution: { files: { "count.txt": "3\n" } },
+  controls: { allowedCommands: ["echo", "cat"], readOnlyPaths: ["tests/**"], maxCalls: 5 },
+  checks: [
+    { id: "value", title: "count.txt says 3", kind: "file_equals", path: "count.txt", content: "3\n" },
+    { id: "read-first", title: "You read the file", kind: "tool_used", tool: "read_file" },
+    {
+      id: "with-run",
+      title: "The change was made with run",
+      kind: "changed_with",
+      path: "count.txt",
+      tools: ["run"],
+    },
+    {
+      id: "tests-untouched",
+      title: "tests/ is untouched",
+      kind: "file_unchanged",
+      path: "tests/expected.txt",
+    },
+    { id: "few", title: "At most 3 calls", kind: "call_count", max: 3 },
+    {
+      id: "matches",
+      title: "The command check agrees",
+      kind: "command_succeeds",
+      command: "diff count.txt tests/expected.txt",
+    },
+  ],
+};
+
+async function open(lesson: Lesson = LESSON) {
+  const runtime = await createEmbeddedRuntime();
+  const run = await LessonRun.open(lesson, runtime);
+  const call = (tool: string, params: Record<string, unknown>) => run.call("agentbench", { tool, params });
+  const passed = async () =>
+    Object.fromEntries((await run.check()).map((result) => [result.id, result.passed]));
+  return { run, call, passed };
+}
+
+describe("a lesson run", () => {
+  it("goes from failing to passing as the learner solves it", async () => {
+    const { call, passed } = await open();
+    expect(await passed()).toEqual({
+      value: false,
+      "read-first": false,
+      "with-run": false,
+      "tests-untouched": true,
+      few: true,
+      matches: false,
+    });
+    await call("read_file", { path: "count.txt" });
+    expect((await passed())["read-first"]).toBe(true);
+    await call("run", { command: "echo 3 > count.txt" });
+    expect(Object.values(await passed()).every(Boolean)).toBe(true);
+  });
+
+  it("says in each failing check what to look at", async () => {
+    const { run } = await open();
+    const results = await run.check();
+    expect(results.find((result) => result.id === "value")?.detail).toBe("count.txt is not as expected yet.");
+    expect(results.find((result) => result.id === "read-first")?.detail).toBe(
+      "read_file was used 0 times; at least 1 expected.",
+    );
+  });
+
+  it("refuses tools outside the lesson's subset", async () => {
+    const { call } = await open();
+    const outcome = await call("list_files", {});
+    expect(outcome.failure?.code).toBe("tool_not_allowed");
+    expect(outcome.failure?.message).toContain("agentbench: read_file, run");
+  });
+
+  it("refuses commands the teacher did not allow, and chained ones", async () => {
+    const { call } = await open();
+    expect((await call("run", { command: "rm count.txt" })).failure?.code).toBe("command_blocked");
+    expect((await call("run", { command: "echo 3 > count.txt; rm -rf tests" })).failure?.code).toBe(
+      "command_blocked",
+    );
+    expect((await call("run", { command: "cat count.txt" })).status).toBe("success");
+  });
+
+  it("undoes a call that changes a read-only path, even through an allowed command", async () => {
+    const { call, run } = await open();
+    const outcome = await call("run", { command: "echo 4 > tests/expected.txt" });
+    expect(outcome.failure?.code).toBe("read_only_path");
+    expect(
+      new TextDecoder().decode(await run.runtime.sandbox.readFile("/workspace/tests/expected.txt")),
+    ).toBe("3\n");
+  });
+
+  it("stops at the call limit until Reset", async () => {
+    const { call, run } = await open();
+    for (let i = 0; i < 5; i++) await call("read_file", { path: "count.txt" });
+    expect((await call("read_file", { path: "count.txt" })).failure?.code).toBe("limit_exceeded");
+    await run.reset();
+    expect((await call("read_file", { path: "count.txt" })).status).toBe("success");
+  });
+
+  it("Reset restores the starting files and forgets the calls", async () => {
+    const { call, run, passed } = await open();
+    await call("read_file", { path: "count.txt" });
+    await call("run", { command: "echo 3 > count.txt" });
+    await run.reset();
+    expect(new TextDecoder().decode(await run.runtime.sandbox.readFile("/workspace/count.txt"))).toBe("1\n");
+    expect(run.events()).toEqual([]);
+    expect((await passed())["read-first"]).toBe(false);
+  });
+
+  it("gives hints one at a time", async () => {
+    const { run } = await open();
+    expect(run.nextHint()).toBe("Read count.txt first.");
+    expect(run.nextHint()).toBe("echo 3 > count.txt");
+    expect(run.nextHint()).toBeNull();
+    expect(run.hintsRevealed()).toHaveLength(2);
+  });
+
+  it("lifts its controls when closed", async () => {
+    const { call, run } = await open();
+    run.close();
+    expect((await call("list_files", {})).status).toBe("success");
+  });
+});
+
+describe("lesson files", () => {
+  it("round-trip through JSON", () => {
+    expect(parseLesson(serializeLesson(LESSON))).toEqual(LESSON);
+  });
+
+  it("are refused with a clear error when malformed", () => {
+    expect(() => parseLesson("{")).toThrow(/not JSON/u);
+    expect(() => parseLesson(JSON.stringify({ format: "toolroom-session" }))).toThrow(
+      /not a Toolroom lesson/u,
+    );
+    expect(() => checkLesson({ ...LESSON, checks: [] })).toThrow(/checks/u);
+    expect(() => checkLesson({ ...LESSON, checks: [LESSON.checks[0], LESSON.checks[0]] })).toThrow(
+      /two checks have the id "value"/u,
+    );
+    expect(() => checkLesson({ ...LESSON, controls: { deleteEverything: true } })).toThrow(/invalid/u);
+  });
+});
+
+describe("allowed commands", () => {
+  it("match by prefix on a word boundary, or as a whole-line regex", () => {
+    expect(commandAllowed("npm test", ["npm test"])).toBe(true);
+    expect(commandAllowed("npm test -- --watch", ["npm test"])).toBe(true);
+    expect(commandAllowed("npm testing", ["npm test"])).toBe(false);
+    expect(commandAllowed("npm test && rm -rf .", ["npm test"])).toBe(false);
+    expect(commandAllowed("npm test | tee log", ["npm test"])).toBe(false);
+    expect(commandAllowed("echo $(whoami)", ["echo"])).toBe(false);
+    expect(commandAllowed("git status", ["/git (status|diff)/"])).toBe(true);
+    expect(commandAllowed("git push", ["/git (status|diff)/"])).toBe(false);
+  });
+});

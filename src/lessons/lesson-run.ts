@@ -1,0 +1,69 @@
+import type { ToolEvent } from "../core/events.ts";
+import type { ToolCall } from "../core/profile.ts";
+import type { CallOutcome, Runtime } from "../core/runtime.ts";
+import { deserializeWorkspace } from "../sandbox/snapshot.ts";
+import { type CheckResult, runChecks } from "./checks.ts";
+import { applyLessonControls } from "./controls.ts";
+import type { Lesson } from "./lesson.ts";
+
+/**
+ * A lesson opened in a runtime: its files loaded, its controls enforced, and the buttons a
+ * learner has — Check, Hint (one at a time), Show solution, Reset.
+ */
+export class LessonRun {
+  readonly lesson: Lesson;
+  readonly runtime: Runtime;
+  private readonly controls: { lift(): void; resetCalls(): void };
+  private firstEvent = 0;
+  private hintsShown = 0;
+
+  private constructor(lesson: Lesson, runtime: Runtime) {
+    this.lesson = lesson;
+    this.runtime = runtime;
+    this.controls = applyLessonControls(runtime, lesson);
+  }
+
+  /** Loads the lesson's starting files into the runtime's sandbox and enforces its controls. */
+  static async open(lesson: Lesson, runtime: Runtime): Promise<LessonRun> {
+    const run = new LessonRun(lesson, runtime);
+    await run.reset();
+    return run;
+  }
+
+  /** Calls a tool as the learner (the lesson's guards apply). */
+  call(profile: string, call: ToolCall): Promise<CallOutcome> {
+    return this.runtime.invoke(profile, call);
+  }
+
+  /** The events since the lesson was opened or last reset. */
+  events(): ToolEvent[] {
+    return this.runtime.events.all().filter((event) => event.seq > this.firstEvent);
+  }
+
+  check(): Promise<CheckResult[]> {
+    return runChecks(this.lesson, this.runtime.sandbox, this.events());
+  }
+
+  /** The next hint, or null when all have been shown. */
+  nextHint(): string | null {
+    const hint = this.lesson.hints[this.hintsShown] ?? null;
+    if (hint !== null) this.hintsShown++;
+    return hint;
+  }
+
+  hintsRevealed(): string[] {
+    return this.lesson.hints.slice(0, this.hintsShown);
+  }
+
+  /** Puts the starting files back and starts the lesson's count of calls and events over. */
+  async reset(): Promise<void> {
+    await this.runtime.sandbox.restore(deserializeWorkspace({ files: this.lesson.files }));
+    this.firstEvent = this.runtime.events.all().length;
+    this.controls.resetCalls();
+    this.hintsShown = 0;
+  }
+
+  close(): void {
+    this.controls.lift();
+  }
+}
