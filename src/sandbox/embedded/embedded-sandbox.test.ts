@@ -39,6 +39,15 @@ describe("embedded sandbox specifics", () => {
     expect(read.exited).toBe(false);
   });
 
+  it("reports a command stopped while it waits (sleep) as timed out, whichever deadline fires first", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    // just-bash's own deadline and the sandbox's timer race; both must read as a timeout.
+    for (let i = 0; i < 20; i++) {
+      const result = await sandbox.exec("sleep 10", { timeoutMs: 30 });
+      expect(result.timedOut, `run ${i}: ${result.stderr}`).toBe(true);
+    }
+  });
+
   it("recognises incomplete shell input", () => {
     for (const script of [
       "if true; then",

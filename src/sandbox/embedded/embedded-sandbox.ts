@@ -45,7 +45,8 @@ const GENEROUS_LIMITS = {
   maxStringLength: 256 * 1024 * 1024,
   maxCallDepth: 1000,
 } as const;
-const DEADLINE_MESSAGE = /execution exceeded execution deadline/u;
+/** just-bash words its own deadline "execution exceeded execution deadline" or "bash: sleep exceeded its execution deadline". */
+const DEADLINE_MESSAGE = /exceeded (?:its )?execution deadline/u;
 
 /**
  * The embedded backend: just-bash's in-memory filesystem and its bash, in a browser worker or in
