@@ -89,3 +89,37 @@ export function lineRange(
   }
   return { start: first, end: Math.min(last, total) };
 }
+
+/**
+ * Lines [offset, offset + limit) of a file (0-based) as text, each ending in "\n" as a text-mode
+ * read gives them (CRLF and CR normalised); the file's last line keeps a missing final newline.
+ * An offset past the end is invalid_params with the file's length in the message.
+ */
+export function lineSlice(
+  file: TextFile,
+  offset: number,
+  limit: number,
+): { text: string; truncated: boolean } {
+  const total = file.lines.length;
+  checkLineOffset(file, offset);
+  const end = Math.min(total, offset + limit);
+  const endsWithNewline = /[\r\n]$/u.test(file.text);
+  let text = "";
+  for (let index = offset; index < end; index++) {
+    text += file.lines[index]!;
+    if (index < total - 1 || endsWithNewline) text += "\n";
+  }
+  return { text, truncated: end < total };
+}
+
+/** A 0-based line offset must name a line of the file (0 is fine for an empty file). */
+export function checkLineOffset(file: TextFile, offset: number): void {
+  const total = file.lines.length;
+  if (offset > 0 && offset >= total) {
+    throw new ToolFailure(
+      "invalid_params",
+      `offset ${offset} is past the end of ${file.path.relative}, which has ${total} lines (offsets count from 0).`,
+      { offset, total_lines: total },
+    );
+  }
+}
