@@ -1,9 +1,10 @@
 import type { Profile } from "../core/profile.ts";
 import { agentbench } from "./agentbench.ts";
+import { sandboxed } from "./sandboxed.ts";
 import { toolrouter } from "./toolrouter.ts";
 
 /** Every dialect Toolroom speaks, by profile name (../shared/specs/README.md). */
-export const PROFILES: readonly Profile[] = [agentbench, toolrouter];
+export const PROFILES: readonly Profile[] = [agentbench, toolrouter, sandboxed];
 
 export function findProfile(name: string): Profile | undefined {
   return PROFILES.find((profile) => profile.name === name);
