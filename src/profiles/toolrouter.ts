@@ -35,7 +35,7 @@ const listDir: ToolSpec<{ path: string; depth: number; offset: number; limit: nu
     "List directory entries breadth-first up to a depth.\n\n" +
     "Entries are relative to `path`; directories end with '/'. Level by level: the folder's own entries " +
     "first (directories, then files, each by name), then its sub-folders' entries, and so on. `depth` is how " +
-    "many levels of sub-folders are entered: 0 lists only the folder itself. Symlinks are listed, never " +
+    "many levels of sub-folders are entered: 0 lists only the folder's own entries. Symlinks are listed, never " +
     "followed; .git is listed but not entered. `offset` and `limit` page through the entries.",
   inputSchema: {
     properties: {
