@@ -432,6 +432,13 @@ describe("grep_files", () => {
     ]);
   });
 
+  it("searches a single file when path names one", async () => {
+    const { call } = await setup(PROJECT);
+    expect(await call("grep_files", { pattern: "TODO", path: "src/utils/more.py", limit: 1 })).toEqual({
+      results: [{ file: "more.py", matches: [{ line_num: 1, line: "x = 1  # TODO one" }] }],
+    });
+  });
+
   it("errors: a bad regex, a missing path, outside the boundary", async () => {
     const { call } = await setup(PROJECT);
     expect((await call("grep_files", { pattern: "(" })).error).toMatchObject({
@@ -698,6 +705,22 @@ describe("shared behaviour", () => {
       params: { command: "true" },
     })) as Result;
     expect(result.error?.type).toBe("ApprovalDenied");
+  });
+
+  it("logging: each request and its response go to the session's event log", async () => {
+    const { call, runtime } = await setup(PROJECT);
+    await call("read_file", { path: "README.md" });
+    const [started, finished] = runtime.events.all().filter((event) => event.type.startsWith("tool_call"));
+    expect(started).toMatchObject({
+      type: "tool_call_started",
+      tool: "read_file",
+      params: { path: "README.md" },
+    });
+    expect(finished).toMatchObject({
+      type: "tool_call_finished",
+      status: "success",
+      data: { envelope: { text: "# Project\n", truncated: false } },
+    });
   });
 
   it("errors are {error: {type, message, code}} and nothing else", async () => {
