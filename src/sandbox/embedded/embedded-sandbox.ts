@@ -46,7 +46,7 @@ const GENEROUS_LIMITS = {
   maxStringLength: 256 * 1024 * 1024,
   maxCallDepth: 1000,
 } as const;
-/** just-bash's words when its own deadline stops a command ("execution exceeded…", "sleep exceeded its…"). */
+/** just-bash words its own deadline "execution exceeded execution deadline" or "bash: sleep exceeded its execution deadline". */
 const DEADLINE_MESSAGE = /exceeded (?:its )?execution deadline/u;
 
 /**
@@ -198,6 +198,7 @@ export class EmbeddedSandbox implements Sandbox {
       stdin: options.stdin,
       timeoutMs,
       signal: options.signal,
+      loopLimit: options.loopLimit,
     });
     return {
       exitCode: result.exitCode,
@@ -277,6 +278,7 @@ export class EmbeddedSandbox implements Sandbox {
       stdin?: string | undefined;
       timeoutMs: number;
       signal?: AbortSignal | undefined;
+      loopLimit?: number | undefined;
     },
   ): Promise<{
     stdout: string;
@@ -301,7 +303,11 @@ export class EmbeddedSandbox implements Sandbox {
       env: options.env,
       customCommands: this.commands,
       ...(this.network ? { network: this.network } : {}),
-      executionLimits: { ...GENEROUS_LIMITS, maxExecutionTimeMs: Math.max(1, options.timeoutMs) },
+      executionLimits: {
+        ...GENEROUS_LIMITS,
+        maxExecutionTimeMs: Math.max(1, options.timeoutMs),
+        ...(options.loopLimit === undefined ? {} : loopLimits(options.loopLimit)),
+      },
     });
     // Timers cover awaits (sleep, network); just-bash's own deadline covers busy loops.
     const controller = new AbortController();
@@ -366,6 +372,16 @@ export class EmbeddedSandbox implements Sandbox {
       return null;
     }
   }
+}
+
+/** One loop limit for every interpreter that counts its own loops. */
+function loopLimits(limit: number) {
+  return {
+    maxLoopIterations: limit,
+    maxAwkIterations: limit,
+    maxSedIterations: limit,
+    maxJqIterations: limit,
+  };
 }
 
 function toFileStat(stat: {
