@@ -6,6 +6,7 @@ import { EmbeddedSandbox, type EmbeddedSandboxOptions } from "../sandbox/embedde
 import { deserializeWorkspace, type SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { initRepository } from "../tools/git/commit.ts";
+import { gitShellCommand } from "./git-command.ts";
 
 export interface EmbeddedRuntimeOptions extends Omit<RuntimeOptions, "sandbox" | "profiles"> {
   /** Starting files: path → text (or the serialized workspace form). */
@@ -25,7 +26,15 @@ export const APP_RUNTIME_DEFAULTS = { gitInit: true } as const satisfies Partial
 /** The embedded sandbox, every profile, one runtime: what the CLI, the tests and the worker start from. */
 export async function createEmbeddedRuntime(options: EmbeddedRuntimeOptions = {}): Promise<Runtime> {
   const { files, sandbox: sandboxOptions, gitInit = false, ...runtimeOptions } = options;
-  const sandbox = await EmbeddedSandbox.create(sandboxOptions);
+  const commands = sandboxOptions?.commands ?? [];
+  // The shell gets Toolroom's git unless the caller brings its own.
+  const git = commands.some((command) => command.name === "git")
+    ? []
+    : [gitShellCommand(() => sandbox, runtimeOptions.clock)];
+  const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
+    ...sandboxOptions,
+    commands: [...commands, ...git],
+  });
   if (files) await loadFiles(sandbox, files);
   if (gitInit) {
     const clock = runtimeOptions.clock ?? systemClock;

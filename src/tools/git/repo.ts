@@ -23,7 +23,7 @@ export async function openRepo(context: Pick<ToolContext, "sandbox" | "services"
   if (!repo) {
     throw new ToolFailure(
       "not_a_git_repo",
-      "The workspace is not a git repository (no .git folder at its root), so the git tools have nothing to read. Create one with `git init` where the shell has git (workspace_info shows tools.git), or start the workspace with gitInit, as the app does.",
+      "The workspace is not a git repository (no .git folder at its root). Run `git init` with a shell tool (the embedded shell has Toolroom's built-in git), then stage and commit with git_commit.",
     );
   }
   return repo;
