@@ -1,7 +1,7 @@
 import picomatch from "picomatch/posix";
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
-import { gitFailure, headCommit, openRepo, type Repo } from "./repo.ts";
+import { changedSince, gitFailure, headCommit, openRepo, type Repo } from "./repo.ts";
 import { detectRenames, similarityPercent } from "./similarity.ts";
 import { isBinary, unifiedHunks } from "./unified.ts";
 
@@ -203,11 +203,14 @@ async function collectChanges(
         if (!entry || type !== "blob") return null;
         return { oid: (await entry.oid()) as string, mode: ((await entry.mode()) as number).toString(8) };
       };
+      if (!selected(path)) return null;
+      // A working-tree file whose stats match the index is the index's blob: no hashing.
+      const sameAsIndex =
+        workdirAfter && bEntry && stage && types[1] === "blob" && !(await changedSince(bEntry, stage));
       const old = await version(a, types[0]);
-      const now = await version(bEntry, types[1]);
+      const now = sameAsIndex ? await version(stage, "blob") : await version(bEntry, types[1]);
       if (!old && !now) return true;
       if (old && now && old.oid === now.oid && old.mode === now.mode) return true;
-      if (!selected(path)) return true;
       found.push({ path, oldPath: path, before: old, after: now });
       return true;
     },
