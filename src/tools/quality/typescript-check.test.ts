@@ -91,3 +91,33 @@ describe("typecheckWithCompiler", () => {
     expect(result.warnings[0]).toContain("No tsconfig.json");
   });
 });
+
+describe("setTypeScriptLibs", () => {
+  it("type-checks with lib files from a registered loader (how a browser build provides them)", async () => {
+    const { setTypeScriptLibs } = await import("./typescript-check.ts");
+    const { readFileSync, readdirSync } = await import("node:fs");
+    const folder = join(import.meta.dirname, "../../../node_modules/typescript/lib");
+    let loads = 0;
+    setTypeScriptLibs(async () => {
+      loads++;
+      const files: Record<string, string> = {};
+      for (const name of readdirSync(folder).filter((file) => /^lib\..*\.d\.ts$/u.test(file)))
+        files[name] = readFileSync(join(folder, name), "utf8");
+      return files;
+    });
+    try {
+      const context = await sandboxWith({
+        "main.ts": "const n: number = 'x';\nconst m: string = [1].at(0);\n",
+      });
+      const result = await typecheckWithCompiler(context);
+      expect(result.issues.map((issue) => issue.rule)).toEqual(["TS2322", "TS2322"]);
+      await typecheckWithCompiler(context);
+      expect(loads).toBe(1);
+      setTypeScriptLibs(async () => ({}));
+      const empty = await typecheckWithCompiler(await sandboxWith({ "main.ts": "export {};\n" }));
+      expect(empty.issues.some((issue) => issue.rule === "TS6053" || issue.rule === "TS2318")).toBe(true);
+    } finally {
+      setTypeScriptLibs(undefined);
+    }
+  });
+});

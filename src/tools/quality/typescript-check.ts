@@ -9,15 +9,20 @@ type TypeScript = typeof TS;
 /** Reads one of TypeScript's lib files (lib.es2022.d.ts ...) by name; undefined when it has none. */
 export type LibReader = (fileName: string) => string | undefined;
 
-let registeredLibs: LibReader | undefined;
+/** Loads every lib file at once, by file name ("lib.es2022.d.ts" → its text). */
+export type LibLoader = () => Promise<Record<string, string>>;
+
+let registeredLibs: LibLoader | undefined;
+let loadedLibs: Promise<LibReader> | undefined;
 
 /**
  * Where the in-worker type checker finds TypeScript's lib .d.ts files. In Node they are read next
- * to the typescript package; a browser build registers them (e.g. Vite's import.meta.glob of
- * typescript/lib/lib.*.d.ts with ?raw) before the first typecheck.
+ * to the typescript package; a browser build registers a loader before the first typecheck, e.g.
+ * with Vite: a lazy import.meta.glob of typescript/lib/lib.*.d.ts with ?raw, keyed by file name.
  */
-export function setTypeScriptLibs(reader: LibReader | undefined): void {
-  registeredLibs = reader;
+export function setTypeScriptLibs(loader: LibLoader | undefined): void {
+  registeredLibs = loader;
+  loadedLibs = undefined;
 }
 
 let loading: Promise<TypeScript> | undefined;
@@ -30,8 +35,12 @@ export function loadTypeScript(): Promise<TypeScript> {
   return loading;
 }
 
-function libReaderFor(ts: TypeScript): LibReader | undefined {
-  if (registeredLibs) return registeredLibs;
+async function libReaderFor(ts: TypeScript): Promise<LibReader | undefined> {
+  if (registeredLibs) {
+    const loader = registeredLibs;
+    loadedLibs ??= loader().then((files) => (name: string) => files[name]);
+    return loadedLibs;
+  }
   const sys = ts.sys;
   if (!sys) return undefined;
   const executing = sys.getExecutingFilePath();
@@ -70,7 +79,7 @@ export async function typecheckWithCompiler(
   request: { paths?: string[] } = {},
 ): Promise<TypeScriptCheck> {
   const ts = await loadTypeScript();
-  const readLib = libReaderFor(ts);
+  const readLib = await libReaderFor(ts);
   if (!readLib) {
     throw new ToolFailure(
       "tool_unavailable",
