@@ -1180,6 +1180,29 @@ describe("typecheck", () => {
     expect((await call("typecheck")).data).toMatchObject({ clean: true, issue_count: 0 });
   }, 30_000);
 
+  it("runs the project's own tsc where the backend runs native binaries, narrowing the report to paths", async () => {
+    const calls: string[][] = [];
+    const { call, sandbox } = await setup(
+      {
+        "tsconfig.json": "{}",
+        "src/a.ts": "",
+        "src/b.ts": "",
+        "node_modules/.bin/tsc": "#!/usr/bin/env node\n",
+      },
+      { commands: [replay("npx", fixture("tsc-default.txt"), 2, calls)] },
+    );
+    Object.defineProperty(sandbox, "capabilities", {
+      value: { ...sandbox.capabilities, nativeBinaries: true },
+    });
+    const result = await call("typecheck", { paths: ["src/b.ts"] });
+    expect(calls[0]).toEqual(["tsc", "--noEmit", "--pretty", "false", "-p", "."]);
+    expect(result.data).toMatchObject({
+      parser_used: "tsc",
+      issue_count: 1,
+      issues: [{ file: "src/b.ts", rule: "TS2304" }],
+    });
+  });
+
   it("runs mypy for Python and reads its output", async () => {
     const calls: string[][] = [];
     const { call } = await setup(

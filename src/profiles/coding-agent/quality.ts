@@ -385,13 +385,17 @@ const typecheck: AnyTool = {
   async run(params: IssueParams, context) {
     let command = params.command;
     const warnings: string[] = [];
+    // tsc checks a whole project (-p cannot take files): its report is narrowed to paths instead.
+    let narrowTo: string[] | undefined;
     if (!command) {
       const facts = await projectFacts(context);
       const typescriptFirst = facts.files.has("tsconfig.json") || !isPythonProject(facts);
       if (typescriptFirst && isTypeScriptProject(facts)) {
         const tsc = context.sandbox.capabilities.nativeBinaries ? await jsTool(context, "tsc") : null;
-        if (tsc) command = `${tsc} --noEmit --pretty false${facts.files.has("tsconfig.json") ? " -p ." : ""}`;
-        else {
+        if (tsc) {
+          command = `${tsc} --noEmit --pretty false${facts.files.has("tsconfig.json") ? " -p ." : ""}`;
+          narrowTo = params.paths;
+        } else {
           const checked = await typecheckWithCompiler(context, {
             ...(params.paths ? { paths: params.paths } : {}),
           });
@@ -430,9 +434,16 @@ const typecheck: AnyTool = {
       warnings.push(
         `Could not read issues from the output, and the checker exited with code ${ran.exitCode}; see raw_output.`,
       );
+    const under = (file: string, path: string) => {
+      const prefix = path.replace(/^\.\//u, "").replace(/\/+$/u, "");
+      return prefix === "" || prefix === "." || file === prefix || file.startsWith(`${prefix}/`);
+    };
+    const issues = (parsed?.issues ?? []).filter(
+      (issue) => !narrowTo?.length || narrowTo.some((path) => under(issue.file, path)),
+    );
     return issueResult(
       "typecheck",
-      parsed?.issues ?? [],
+      issues,
       ran.rawOutput,
       parsed?.parser ?? null,
       { command, exit_code: ran.exitCode },
