@@ -1,3 +1,4 @@
+import { parser } from "@lezer/python";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { createToolContext } from "../../core/tool-context.ts";
@@ -34,7 +35,7 @@ if os.name == "nt":
 describe("pythonSymbols", () => {
   it("finds classes, functions, methods and module and class variables, not locals or strings", () => {
     expect(
-      pythonSymbols(PY).map(({ symbol, kind, line, detail, container }) => ({
+      pythonSymbols(parser, PY).map(({ symbol, kind, line, detail, container }) => ({
         symbol,
         kind,
         line,

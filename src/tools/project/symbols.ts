@@ -1,4 +1,3 @@
-import { parser as pythonParser } from "@lezer/python";
 import type { ToolContext } from "../../core/profile.ts";
 import { loadTypeScript } from "../quality/typescript-check.ts";
 import { decodeText } from "../text.ts";
@@ -74,8 +73,18 @@ function settle(pending: Pending[], errors: number[]): SymbolDefinition[] {
   }));
 }
 
+export type PythonParser = typeof import("@lezer/python").parser;
+
+let pythonLoading: Promise<PythonParser> | undefined;
+
+/** @lezer/python, loaded on the first Python search so the worker boots without it. */
+export function loadPythonParser(): Promise<PythonParser> {
+  pythonLoading ??= import("@lezer/python").then((module) => module.parser);
+  return pythonLoading;
+}
+
 /** Functions, classes and module- or class-level variables of a Python file, from @lezer/python's tree. */
-export function pythonSymbols(text: string): SymbolDefinition[] {
+export function pythonSymbols(pythonParser: PythonParser, text: string): SymbolDefinition[] {
   const tree = pythonParser.parse(text);
   const starts = lineStarts(text);
   const errors: number[] = [];
