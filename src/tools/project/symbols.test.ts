@@ -59,6 +59,7 @@ describe("pythonSymbols", () => {
 
   it("recovers from syntax errors and marks what it recovered", () => {
     const symbols = pythonSymbols(
+      parser,
       "def ok():\n    pass\n\ndef broken(:\n    pass\n\nclass After:\n    pass\n",
     );
     expect(symbols.find((symbol) => symbol.symbol === "ok")?.recovered).toBe(false);

@@ -333,7 +333,7 @@ export async function searchSymbols(
         mtimeMs: stat.mtimeMs,
         symbols:
           language === "python"
-            ? pythonSymbols(text)
+            ? pythonSymbols(await loadPythonParser(), text)
             : typescriptSymbols(await loadTypeScript(), text, entry.path),
       };
       cache.set(entry.path, symbols);
