@@ -66,8 +66,10 @@ export function gitShellCommand(getSandbox: () => Sandbox, clock?: Clock): Comma
         case "--version":
         case "version":
           return ok(`git version isomorphic-git-${(await loadGit()).version()} (Toolroom built-in)\n`);
-        case "init":
-          return await init(sandbox);
+        case "init": {
+          const result = await init(sandbox);
+          return rest.includes("-q") || rest.includes("--quiet") ? { ...result, stdout: "" } : result;
+        }
         case undefined:
         case "help":
         case "--help":
@@ -273,19 +275,26 @@ async function commit(context: Context, args: string[]): Promise<Result> {
   const messages: string[] = [];
   let all = false;
   let signoff = false;
+  let quiet = false;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    if (arg === "-m" || arg === "--message") messages.push(args[++i] ?? "");
+    if (arg === "--message") messages.push(args[++i] ?? "");
     else if (arg.startsWith("--message=")) messages.push(arg.slice(10));
-    else if (arg === "-a" || arg === "--all") all = true;
-    else if (arg === "-s" || arg === "--signoff") signoff = true;
-    else if (/^-[as]*m$/u.test(arg)) {
-      all ||= arg.includes("a");
-      signoff ||= arg.includes("s");
-      messages.push(args[++i] ?? "");
-    } else if (/^-[as]+$/u.test(arg)) {
-      all ||= arg.includes("a");
-      signoff ||= arg.includes("s");
+    else if (arg === "--all") all = true;
+    else if (arg === "--signoff") signoff = true;
+    else if (arg === "--quiet") quiet = true;
+    else if (/^-[a-zA-Z]+$/u.test(arg)) {
+      // A cluster of short flags (-am, -qm, -s); m takes the next word, or the rest of the cluster.
+      for (let k = 1; k < arg.length; k++) {
+        const flag = arg[k];
+        if (flag === "a") all = true;
+        else if (flag === "s") signoff = true;
+        else if (flag === "q") quiet = true;
+        else if (flag === "m") {
+          messages.push(k + 1 < arg.length ? arg.slice(k + 1) : (args[++i] ?? ""));
+          break;
+        }
+      }
     }
   }
   if (messages.length === 0)
@@ -303,6 +312,7 @@ async function commit(context: Context, args: string[]): Promise<Result> {
       ...(paths?.length ? { paths } : {}),
       signoff,
     });
+    if (quiet) return ok("");
     const state = await gitStatus(context);
     const subject = result.message.split("\n")[0];
     return ok(

@@ -1203,6 +1203,15 @@ describe("typecheck", () => {
     });
   });
 
+  it("falls back to the TypeScript files of a mixed project when Python has no checker here", async () => {
+    const { call } = await setup({ "a.py": "x = 1\n", "b.ts": "export const n: number = 'x';\n" });
+    const result = await call("typecheck");
+    expect(result.data).toMatchObject({ parser_used: "typescript-api", issue_count: 1 });
+    expect(result.warnings).toContain(
+      "Not checked: this backend has no mypy or pyright (for the Python files).",
+    );
+  }, 30_000);
+
   it("runs mypy for Python and reads its output", async () => {
     const calls: string[][] = [];
     const { call } = await setup(

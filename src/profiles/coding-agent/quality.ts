@@ -389,13 +389,30 @@ const typecheck: AnyTool = {
     let narrowTo: string[] | undefined;
     if (!command) {
       const facts = await projectFacts(context);
-      const typescriptFirst = facts.files.has("tsconfig.json") || !isPythonProject(facts);
-      if (typescriptFirst && isTypeScriptProject(facts)) {
-        const tsc = context.sandbox.capabilities.nativeBinaries ? await jsTool(context, "tsc") : null;
-        if (tsc) {
-          command = `${tsc} --noEmit --pretty false${facts.files.has("tsconfig.json") ? " -p ." : ""}`;
-          narrowTo = params.paths;
-        } else {
+      // A tsconfig.json says TypeScript first; otherwise Python first. Whichever can run here wins.
+      const order: ("typescript" | "python")[] = facts.files.has("tsconfig.json")
+        ? ["typescript", "python"]
+        : ["python", "typescript"];
+      const missing: string[] = [];
+      for (const language of order) {
+        if (language === "python" && isPythonProject(facts)) {
+          if (await commandAvailable(context, "mypy")) {
+            command = `mypy --show-column-numbers --show-error-codes --no-color-output --no-error-summary ${pathArgs(params.paths)}`;
+            break;
+          }
+          if (await commandAvailable(context, "pyright")) {
+            command = `pyright --outputjson ${params.paths?.map(shellWord).join(" ") ?? ""}`.trim();
+            break;
+          }
+          missing.push("mypy or pyright (for the Python files)");
+        }
+        if (language === "typescript" && isTypeScriptProject(facts)) {
+          const tsc = context.sandbox.capabilities.nativeBinaries ? await jsTool(context, "tsc") : null;
+          if (tsc) {
+            command = `${tsc} --noEmit --pretty false${facts.files.has("tsconfig.json") ? " -p ." : ""}`;
+            narrowTo = params.paths;
+            break;
+          }
           const checked = await typecheckWithCompiler(context, {
             ...(params.paths ? { paths: params.paths } : {}),
           });
@@ -405,22 +422,21 @@ const typecheck: AnyTool = {
             truncateHeadTailBytes(checked.rawOutput, RAW_OUTPUT_LIMIT_BYTES).text,
             "typescript-api",
             { command: null, files_checked: checked.filesChecked, config_file: checked.configFile },
-            checked.warnings,
+            [...checked.warnings, ...missing.map((what) => `Not checked: this backend has no ${what}.`)],
             [],
           );
         }
-      } else if (isPythonProject(facts)) {
-        if (await commandAvailable(context, "mypy"))
-          command = `mypy --show-column-numbers --show-error-codes --no-color-output --no-error-summary ${pathArgs(params.paths)}`;
-        else if (await commandAvailable(context, "pyright"))
-          command = `pyright --outputjson ${params.paths?.map(shellWord).join(" ") ?? ""}`.trim();
-        else
+      }
+      if (!command) {
+        if (missing.length > 0) {
           throw unavailable(
             "typecheck",
-            `this ${context.sandbox.kind} backend has neither mypy nor pyright for the Python files`,
-            { missing: ["mypy", "pyright"] },
+            `this ${context.sandbox.kind} backend has no ${missing.join(" and no ")}`,
+            {
+              missing: ["mypy", "pyright"],
+            },
           );
-      } else {
+        }
         throw new ToolFailure(
           "tool_unavailable",
           "typecheck found nothing to check: no TypeScript and no Python files. Pass command= to name a type checker.",
