@@ -105,6 +105,8 @@ class NodeVm {
   private tests: TestCounts | undefined;
   private guest: GuestApi | null = null;
   private broken = false;
+  private pendingTap = "";
+  private flushingTap = false;
   private readonly owned: QuickJSHandle[] = [];
 
   constructor(
@@ -166,6 +168,11 @@ class NodeVm {
 
   private write(stream: OutputChunk["stream"], text: string): void {
     if (text === "") return;
+    if (stream === "tap" && !this.flushingTap) {
+      // Node's reporter is an async stream: a macrotask's console output comes before its TAP.
+      this.pendingTap += text;
+      return;
+    }
     const last = this.output[this.output.length - 1];
     if (last && last.stream === stream) last.text += text;
     else this.output.push({ stream, text });
@@ -254,7 +261,16 @@ class NodeVm {
   private drainJobs(): void {
     const result = this.runtime.executePendingJobs(-1);
     if (result.error) this.guestThrew(result.error);
-    else result.value;
+    this.flushTap();
+  }
+
+  private flushTap(): void {
+    if (this.pendingTap === "") return;
+    const text = this.pendingTap;
+    this.pendingTap = "";
+    this.flushingTap = true;
+    this.write("tap", text);
+    this.flushingTap = false;
   }
 
   private get halted(): boolean {
@@ -289,6 +305,7 @@ class NodeVm {
       if (this.options.signal?.aborted) this.stopped ??= "aborted";
       else if (Date.now() >= this.options.deadline) this.stopped ??= "deadline";
     }
+    this.flushTap();
     if (this.stopped || this.broken) return;
     // 'exit' listeners run even after process.exit(); only they may run now.
     this.interruptForExit = false;

@@ -16,7 +16,7 @@ function out(text) {
   internal.rawHost("write", 3, text);
 }
 function tapEscape(input) {
-  return String(input).replace(/\\/g, "\\\\").replace(/#/g, "\\#").replace(/\b/g, "\\b").replace(/\f/g, "\\f")
+  return String(input).replace(/\\/g, "\\\\").replace(/#/g, "\\#").replace(/\x08/g, "\\b").replace(/\f/g, "\\f")
     .replace(/\t/g, "\\t").replace(/\n/g, "\\n").replace(/\r/g, "\\r").replace(/\v/g, "\\v");
 }
 const yamlInspect = (v) => inspect(v, { colors: false, breakLength: Infinity });
