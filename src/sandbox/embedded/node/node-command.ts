@@ -1,7 +1,14 @@
 import { type Command, defineCommand, type ExecResult, type ResolvedCommandContext } from "just-bash";
 import { SyncFs } from "./sync-fs.ts";
 import { findTestFiles } from "./test-files.ts";
-import { EMBEDDED_NODE_VERSION, type MainSpec, type OutputChunk, runInVm, type TestCounts, type VmResult } from "./vm.ts";
+import {
+  EMBEDDED_NODE_VERSION,
+  type MainSpec,
+  type OutputChunk,
+  runInVm,
+  type TestCounts,
+  type VmResult,
+} from "./vm.ts";
 
 /** Options shared by the embedded `node` and the commands built on it. */
 export interface NodeRuntimeOptions {
@@ -16,7 +23,8 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 const EXEC_PATH = "/usr/local/bin/node";
 
 /** Flags Node accepts that change nothing here. */
-const IGNORED_FLAGS = /^--(?:no-warnings|no-deprecation|enable-source-maps|trace-uncaught|trace-warnings|experimental-[\w-]+|no-experimental-[\w-]+|max-old-space-size=\d+|stack-size=\d+|test-reporter=tap|test-only|input-type=commonjs|preserve-symlinks|abort-on-uncaught-exception|unhandled-rejections=[\w-]+)$/u;
+const IGNORED_FLAGS =
+  /^--(?:no-warnings|no-deprecation|enable-source-maps|trace-uncaught|trace-warnings|experimental-[\w-]+|no-experimental-[\w-]+|max-old-space-size=\d+|stack-size=\d+|test-reporter=tap|test-only|input-type=commonjs|preserve-symlinks|abort-on-uncaught-exception|unhandled-rejections=[\w-]+)$/u;
 
 const USAGE = `Usage: node [options] [ script.js ] [arguments]
        node --test [files or folders ...]
@@ -52,11 +60,14 @@ export function parseNodeArgs(args: string[]): ParsedArgs {
     if (arg === "--") {
       const [script, ...rest] = args.slice(i + 1);
       if (mode === "test") return { mode, rest: args.slice(i + 1), execArgv };
-      return script === undefined ? { mode: mode ?? "stdin", rest: [], execArgv } : { mode: "script", script, rest, execArgv };
+      return script === undefined
+        ? { mode: mode ?? "stdin", rest: [], execArgv }
+        : { mode: "script", script, rest, execArgv };
     }
     if (!arg.startsWith("-") || arg === "-") {
       if (mode === "test") return { mode, rest: args.slice(i), execArgv };
-      if (mode === "eval" || mode === "print") return { mode, code: code ?? "", rest: args.slice(i), execArgv };
+      if (mode === "eval" || mode === "print")
+        return { mode, code: code ?? "", rest: args.slice(i), execArgv };
       if (arg === "-") return { mode: "stdin", rest: args.slice(i + 1), execArgv };
       return { mode: "script", script: arg, rest: args.slice(i + 1), execArgv };
     }
@@ -66,7 +77,8 @@ export function parseNodeArgs(args: string[]): ParsedArgs {
     if (arg === "--test") mode = "test";
     else if (arg === "-e" || arg === "--eval" || arg === "-p" || arg === "--print" || arg === "-pe") {
       const value = args[++i];
-      if (value === undefined) return { mode: "help", rest: [], execArgv, error: `node: ${arg} requires an argument` };
+      if (value === undefined)
+        return { mode: "help", rest: [], execArgv, error: `node: ${arg} requires an argument` };
       execArgv.push(value);
       code = value;
       mode = arg === "-e" || arg === "--eval" ? "eval" : "print";
@@ -101,7 +113,10 @@ export interface NodeRunContext {
   options: NodeRuntimeOptions;
 }
 
-function deadlineOf(ctx: ResolvedCommandContext, options: NodeRuntimeOptions): { deadline: number; budgetMs: number } {
+function deadlineOf(
+  ctx: ResolvedCommandContext,
+  options: NodeRuntimeOptions,
+): { deadline: number; budgetMs: number } {
   const own = options.timeoutMs ?? ctx.limits?.maxJsTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const remaining = ctx.executionScope?.remainingTimeMs() ?? Number.POSITIVE_INFINITY;
   const budgetMs = Math.max(1, Math.min(own, remaining));
@@ -161,7 +176,8 @@ export async function runNode(args: string[], { ctx, options }: NodeRunContext):
     if (stdin.trim() === "") {
       return {
         stdout: "",
-        stderr: "node: the embedded node has no REPL: pass a script file, -e 'code', or pipe a script on stdin.\n",
+        stderr:
+          "node: the embedded node has no REPL: pass a script file, -e 'code', or pipe a script on stdin.\n",
         exitCode: 9,
       };
     }
@@ -198,7 +214,11 @@ async function runTests(args: string[], base: BaseRun, budgetMs: number): Promis
   const started = performance.now();
   const { files, missing } = findTestFiles(base.fs, base.cwd, args);
   if (missing.length > 0) {
-    return { stdout: "", stderr: `Could not find '${missing.map((m) => `${base.cwd}/${m}`).join("', '")}'\n`, exitCode: 1 };
+    return {
+      stdout: "",
+      stderr: `Could not find '${missing.map((m) => `${base.cwd}/${m}`).join("', '")}'\n`,
+      exitCode: 1,
+    };
   }
   const totals: Omit<TestCounts, "topLevel"> = {
     tests: 0,

@@ -3,7 +3,36 @@ import { type Command, defineCommand, type ExecResult, type ResolvedCommandConte
 /** The npm version the embedded npm reports. */
 export const EMBEDDED_NPM_VERSION = "10.8.2";
 
-const LIFECYCLE = ["prepublish", "prepare", "prepublishOnly", "prepack", "postpack", "dependencies", "publish", "preinstall", "install", "postinstall", "preuninstall", "uninstall", "postuninstall", "preversion", "version", "postversion", "pretest", "test", "posttest", "prestop", "stop", "poststop", "prestart", "start", "poststart", "prerestart", "restart", "postrestart"];
+const LIFECYCLE = [
+  "prepublish",
+  "prepare",
+  "prepublishOnly",
+  "prepack",
+  "postpack",
+  "dependencies",
+  "publish",
+  "preinstall",
+  "install",
+  "postinstall",
+  "preuninstall",
+  "uninstall",
+  "postuninstall",
+  "preversion",
+  "version",
+  "postversion",
+  "pretest",
+  "test",
+  "posttest",
+  "prestop",
+  "stop",
+  "poststop",
+  "prestart",
+  "start",
+  "poststart",
+  "prerestart",
+  "restart",
+  "postrestart",
+];
 
 const NO_INSTALL = (verb: string) =>
   `npm error code ENOTSUP\nnpm error npm ${verb}: packages cannot be installed in the embedded sandbox (it has no network and no npm registry).\n` +
@@ -25,7 +54,9 @@ async function findPackage(ctx: ResolvedCommandContext): Promise<{ dir: string; 
       try {
         return { dir, pkg: JSON.parse(text) as PackageJson };
       } catch (error) {
-        throw new Error(`npm error code EJSONPARSE\nnpm error JSON.parse Invalid package.json: ${(error as Error).message}\n`);
+        throw new Error(
+          `npm error code EJSONPARSE\nnpm error JSON.parse Invalid package.json: ${(error as Error).message}\n`,
+        );
       }
     }
     if (dir === "/") return null;
@@ -116,7 +147,8 @@ async function runLifecycle(ctx: ResolvedCommandContext, name: string, extra: st
   const { dir, pkg } = found;
   const scripts = pkg.scripts ?? {};
   let script = scripts[name];
-  if (script === undefined && name === "start" && (await ctx.fs.exists(`${dir}/server.js`))) script = "node server.js";
+  if (script === undefined && name === "start" && (await ctx.fs.exists(`${dir}/server.js`)))
+    script = "node server.js";
   if (script === undefined) {
     return {
       stdout: "",
@@ -142,7 +174,8 @@ async function runLifecycle(ctx: ResolvedCommandContext, name: string, extra: st
 
 async function listScripts(ctx: ResolvedCommandContext): Promise<ExecResult> {
   const found = await findPackage(ctx);
-  if (!found) return { stdout: "", stderr: "npm error code ENOENT\nnpm error no package.json found\n", exitCode: 254 };
+  if (!found)
+    return { stdout: "", stderr: "npm error code ENOENT\nnpm error no package.json found\n", exitCode: 254 };
   const { pkg } = found;
   const scripts = Object.entries(pkg.scripts ?? {});
   if (scripts.length === 0) return { stdout: "", stderr: "", exitCode: 0 };
@@ -204,7 +237,9 @@ export async function runNpm(args: string[], ctx: ResolvedCommandContext): Promi
       case "run-script":
       case "rum":
       case "urn": {
-        const positional = (dashDash >= 0 ? rest.slice(0, dashDash) : rest).filter((arg) => !arg.startsWith("-"));
+        const positional = (dashDash >= 0 ? rest.slice(0, dashDash) : rest).filter(
+          (arg) => !arg.startsWith("-"),
+        );
         const [name, ...more] = positional;
         if (name === undefined) return listScripts(ctx);
         return runLifecycle(ctx, name, dashDash >= 0 ? rest.slice(dashDash + 1) : more);
@@ -229,7 +264,8 @@ export async function runNpm(args: string[], ctx: ResolvedCommandContext): Promi
         return { stdout: "", stderr: NO_INSTALL(command), exitCode: 1 };
       case "init": {
         const path = `${ctx.cwd === "/" ? "" : ctx.cwd}/package.json`;
-        if (await ctx.fs.exists(path)) return { stdout: "", stderr: "npm error package.json already exists\n", exitCode: 1 };
+        if (await ctx.fs.exists(path))
+          return { stdout: "", stderr: "npm error package.json already exists\n", exitCode: 1 };
         const name = ctx.cwd.split("/").filter(Boolean).pop() ?? "project";
         const pkg = {
           name,

@@ -4,11 +4,11 @@ const JS = String.raw`\.(?:c|m)?js$`;
 /** Node 20's default `--test` patterns, as regular expressions over paths relative to the search root. */
 const DEFAULT_PATTERNS = [
   new RegExp(String.raw`(?:^|/)[^/]*\.test${JS}`, "u"),
-  new RegExp(String.raw`(?:^|/)[^/]*-test${JS}`, "u"),
-  new RegExp(String.raw`(?:^|/)[^/]*_test${JS}`, "u"),
-  new RegExp(String.raw`(?:^|/)test-[^/]*${JS}`, "u"),
-  new RegExp(String.raw`(?:^|/)test${JS}`, "u"),
-  new RegExp(String.raw`(?:^|/)test/(?:.*/)?[^/]*${JS}`, "u"),
+  new RegExp(`(?:^|/)[^/]*-test${JS}`, "u"),
+  new RegExp(`(?:^|/)[^/]*_test${JS}`, "u"),
+  new RegExp(`(?:^|/)test-[^/]*${JS}`, "u"),
+  new RegExp(`(?:^|/)test${JS}`, "u"),
+  new RegExp(`(?:^|/)test/(?:.*/)?[^/]*${JS}`, "u"),
 ];
 
 /** Whether a path (relative to the search root) is a test file by Node 20's default patterns. */
@@ -53,7 +53,11 @@ function globToRegExp(glob: string): RegExp {
  * argument as is; a folder argument searched with the same patterns; a glob matched under `cwd`.
  * Missing arguments are returned in `missing`.
  */
-export function findTestFiles(fs: SyncFs, cwd: string, args: string[]): { files: string[]; missing: string[] } {
+export function findTestFiles(
+  fs: SyncFs,
+  cwd: string,
+  args: string[],
+): { files: string[]; missing: string[] } {
   const absolute = (path: string) => (path.startsWith("/") ? path : `${cwd === "/" ? "" : cwd}/${path}`);
   const found = new Set<string>();
   const missing: string[] = [];

@@ -253,6 +253,8 @@ class NodeVm {
   }
 
   private requestExit(code: number): void {
+    // TAP not yet flushed is lost on exit, as with Node's asynchronous reporter stream.
+    this.pendingTap = "";
     this.exitCode = code;
     this.exiting = true;
     this.interruptForExit = true;
@@ -308,9 +310,10 @@ class NodeVm {
     this.flushTap();
     if (this.stopped || this.broken) return;
     // 'exit' listeners run even after process.exit(); only they may run now.
+    const explicit = this.exiting ? this.exitCode : -1;
     this.interruptForExit = false;
     this.exiting = false;
-    const code = Number(this.call(guest.emitExit, this.exitCode));
+    const code = Number(this.call(guest.emitExit, explicit));
     if (!Number.isNaN(code)) this.exitCode = code;
     await this.options.flush();
   }

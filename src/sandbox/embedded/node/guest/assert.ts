@@ -576,6 +576,6 @@ assert.strict = strict;
 module.exports = assert;
 `;
 
-export const GUEST_ASSERT_STRICT = String.raw`
+export const GUEST_ASSERT_STRICT = `
 module.exports = require("assert").strict;
 `;

@@ -26,7 +26,7 @@ function headerOf(err) {
 const internalFrame = /\((node:|<native>)|^\s*at node:|\(native\)|at <eval> \(node:/;
 function cleanFrames(raw) {
   return raw.split("\n").filter((line) => line.trim() !== "" && !internalFrame.test(line))
-    .map((line) => line.replace(/^\s*at /, "    at ")).join("\n");
+    .map((line) => line.replace(/^\s*at /, "    at ").replace(/^    at <anonymous> \(/, "    at Object.<anonymous> (")).join("\n");
 }
 function withLazyStack(err) {
   const desc = Object.getOwnPropertyDescriptor(err, "stack");
@@ -616,7 +616,12 @@ function describeUncaught(err) {
   const frame = /\((\/[^():]+):(\d+):(\d+)\)/.exec(stack) || /at (\/[^():]+):(\d+):(\d+)/.exec(stack);
   if (frame) {
     const line = internal.readSourceLine(frame[1], Number(frame[2]));
-    if (line !== null) header = frame[1] + ":" + frame[2] + "\n" + line + "\n" + " ".repeat(Math.max(0, Number(frame[3]) - 1)) + "^\n\n";
+    if (line !== null) {
+      let column = Math.max(0, Number(frame[3]) - 1);
+      const throwAt = line.lastIndexOf("throw", column);
+      if (throwAt >= 0) column = throwAt;
+      header = frame[1] + ":" + frame[2] + "\n" + line + "\n" + " ".repeat(column) + "^\n\n";
+    }
   } else if (err instanceof SyntaxError && typeof err.fileName === "string" && err.fileName.startsWith("/")) {
     const line = internal.readSourceLine(err.fileName, err.lineNumber);
     if (line !== null) header = err.fileName + ":" + err.lineNumber + "\n" + line + "\n\n\n";

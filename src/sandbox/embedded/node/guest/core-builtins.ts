@@ -2,7 +2,7 @@
  * Guest sources (run inside QuickJS) of events, util and buffer: bodies of
  * `function (module, exports, require, internal)`.
  */
-export const GUEST_EVENTS = String.raw`
+export const GUEST_EVENTS = `
 const kCapture = Symbol("kCapture");
 class EventEmitter {
   constructor() { this._events = Object.create(null); this._maxListeners = undefined; }
@@ -235,7 +235,7 @@ module.exports = {
 };
 `;
 
-export const GUEST_UTIL_TYPES = String.raw`
+export const GUEST_UTIL_TYPES = `
 const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag).get;
 const tagOf = (v) => Object.prototype.toString.call(v).slice(8, -1);
 module.exports = {
@@ -254,7 +254,7 @@ module.exports = {
 };
 `;
 
-export const GUEST_BUFFER = String.raw`
+export const GUEST_BUFFER = `
 const { encodeUtf8, decodeUtf8, base64Encode, base64Decode } = internal;
 function normalizeEncoding(enc) {
   const e = String(enc || "utf8").toLowerCase();

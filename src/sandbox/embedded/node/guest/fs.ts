@@ -2,7 +2,7 @@
  * Guest source (runs inside QuickJS) of node:fs: the sync API calls the host's mirror directly; the
  * callback and promise APIs wrap the sync calls (the mirror answers at once, the host writes back later).
  */
-export const GUEST_FS = String.raw`
+export const GUEST_FS = `
 const { Buffer } = require("buffer");
 const host = internal.host;
 const S_IFMT = 0o170000, S_IFREG = 0o100000, S_IFDIR = 0o040000, S_IFLNK = 0o120000;
@@ -231,6 +231,6 @@ fs.watchFile = fs.watch;
 module.exports = fs;
 `;
 
-export const GUEST_FS_PROMISES = String.raw`
+export const GUEST_FS_PROMISES = `
 module.exports = require("fs").promises;
 `;

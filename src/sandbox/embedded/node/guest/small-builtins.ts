@@ -177,7 +177,7 @@ const os = {
 module.exports = os;
 `;
 
-export const GUEST_TIMERS = String.raw`
+export const GUEST_TIMERS = `
 const t = internal.timers;
 module.exports = {
   setTimeout: t.setTimeout, setInterval: t.setInterval, setImmediate: t.setImmediate,
@@ -186,7 +186,7 @@ module.exports = {
 };
 `;
 
-export const GUEST_TIMERS_PROMISES = String.raw`
+export const GUEST_TIMERS_PROMISES = `
 const t = internal.timers;
 function abortError(signal) {
   const err = new Error("The operation was aborted");
@@ -377,12 +377,12 @@ module.exports = { URL, URLSearchParams, fileURLToPath, pathToFileURL, parse, fo
   resolve: (from, to) => new URL(to, new URL(from, "resolve://")).href.replace(/^resolve:\/\//, "") };
 `;
 
-export const GUEST_MODULE = String.raw`
+export const GUEST_MODULE = `
 const Module = internal.Module;
 module.exports = Module;
 `;
 
-export const GUEST_CHILD_PROCESS = String.raw`
+export const GUEST_CHILD_PROCESS = `
 function unsupported(name) {
   return () => {
     throw internal.makeError(Error, "ERR_EMBEDDED_NO_PROCESSES",
@@ -395,7 +395,7 @@ module.exports = {
 };
 `;
 
-export const GUEST_CRYPTO = String.raw`
+export const GUEST_CRYPTO = `
 function randomBytes(size, callback) {
   const Buffer = require("buffer").Buffer;
   const bytes = Buffer.alloc(size);
@@ -418,7 +418,7 @@ if (typeof globalThis.crypto === "undefined") Object.defineProperty(globalThis, 
 module.exports = { randomBytes, randomUUID, randomInt, createHash, webcrypto, getRandomValues: webcrypto.getRandomValues };
 `;
 
-export const GUEST_STRING_DECODER = String.raw`
+export const GUEST_STRING_DECODER = `
 class StringDecoder {
   constructor(encoding) { this.encoding = (encoding || "utf8").toLowerCase().replace("-", ""); this._pending = []; }
   write(buf) {
@@ -442,7 +442,7 @@ class StringDecoder {
 module.exports = { StringDecoder };
 `;
 
-export const GUEST_STREAM = String.raw`
+export const GUEST_STREAM = `
 const EventEmitter = require("events");
 class Stream extends EventEmitter { pipe(dest) { this.on("data", (chunk) => dest.write(chunk)); this.on("end", () => { if (dest.end && dest !== internal.process.stdout && dest !== internal.process.stderr) dest.end(); }); return dest; } }
 class Readable extends Stream {

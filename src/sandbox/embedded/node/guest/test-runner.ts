@@ -205,9 +205,10 @@ function report(node) {
   if (node.isSuite) counts.suites++;
   else {
     counts.tests++;
-    if (node.error && node.error.failureType === "cancelledByParent") counts.cancelled++;
-    else if (node.skip) counts.skipped++;
+    const cancelled = failed && (node.error.failureType === "cancelledByParent" || node.error.failureType === "testTimeoutFailure");
+    if (node.skip) counts.skipped++;
     else if (node.todo) counts.todo++;
+    else if (cancelled) counts.cancelled++;
     else if (failed) counts.fail++;
     else counts.pass++;
   }
