@@ -77,6 +77,7 @@ interface GuestApi {
   emitExit: QuickJSHandle;
   uncaught: QuickJSHandle;
   exportNames: QuickJSHandle;
+  checkRejections: QuickJSHandle;
 }
 
 /**
@@ -209,6 +210,7 @@ class NodeVm {
       emitExit: get("emitExit"),
       uncaught: get("uncaught"),
       exportNames: get("exportNames"),
+      checkRejections: get("checkRejections"),
     };
     api.dispose();
   }
@@ -263,6 +265,11 @@ class NodeVm {
   private drainJobs(): void {
     const result = this.runtime.executePendingJobs(-1);
     if (result.error) this.guestThrew(result.error);
+    else if (!this.halted) {
+      // Rejections still unhandled once the microtasks are drained are reported, as Node does.
+      this.call(this.guest!.checkRejections);
+      if (this.runtime.hasPendingJob() && !this.halted) this.drainJobs();
+    }
     this.flushTap();
   }
 

@@ -25,7 +25,7 @@ function headerOf(err) {
 }
 const internalFrame = /\((node:|<native>)|^\s*at node:|\(native\)|at <eval> \(node:/;
 function cleanFrames(raw) {
-  return raw.split("\n").filter((line) => line.trim() !== "" && !internalFrame.test(line))
+  return raw.split("\n").filter((line) => line.trim() !== "" && !internalFrame.test(line)).slice(0, NativeError.stackTraceLimit)
     .map((line) => line.replace(/^\s*at /, "    at ").replace(/^    at <anonymous> \(/, "    at Object.<anonymous> (")).join("\n");
 }
 function withLazyStack(err) {
@@ -608,6 +608,65 @@ function structuredCloneImpl(value, seen = new Map()) {
   return copy;
 }
 
+// ---- unhandled rejections ------------------------------------------------------------------------
+// QuickJS gives the host no rejection tracker, so promises are made through a constructor that
+// watches their reject function, and "then" marks a promise handled. Promises that async functions
+// return come from the engine itself and are not watched.
+const NativePromise = Promise;
+const nativeThen = NativePromise.prototype.then;
+const rejected = new Map();
+const handled = new WeakSet();
+function TrackedPromise(executor) {
+  if (new.target === undefined) throw new TypeError("Promise constructor cannot be invoked without 'new'");
+  let promise = null;
+  let early;
+  const result = Reflect.construct(NativePromise, [(resolve, reject) => {
+    executor(resolve, (reason) => {
+      if (promise === null) early = { reason };
+      else if (!handled.has(promise)) rejected.set(promise, reason);
+      reject(reason);
+    });
+  }], new.target);
+  promise = result;
+  if (early && !handled.has(result)) rejected.set(result, early.reason);
+  return result;
+}
+TrackedPromise.prototype = NativePromise.prototype;
+for (const key of Reflect.ownKeys(NativePromise)) {
+  if (key !== "prototype" && key !== "length" && key !== "name") {
+    Object.defineProperty(TrackedPromise, key, Object.getOwnPropertyDescriptor(NativePromise, key));
+  }
+}
+Object.defineProperty(NativePromise.prototype, "constructor", { value: TrackedPromise, writable: true, configurable: true });
+Object.defineProperty(NativePromise.prototype, "then", {
+  value: function then(onFulfilled, onRejected) {
+    handled.add(this);
+    rejected.delete(this);
+    return nativeThen.call(this, onFulfilled, onRejected);
+  },
+  writable: true, configurable: true,
+});
+defineGlobal("Promise", TrackedPromise);
+function checkRejections() {
+  if (rejected.size === 0) return;
+  const list = Array.from(rejected);
+  rejected.clear();
+  for (const [promise, reason] of list) {
+    if (handled.has(promise)) continue;
+    if (emit("unhandledRejection", reason, promise)) continue;
+    if (reason instanceof NativeError || (reason && typeof reason === "object" && typeof reason.stack === "string")) {
+      uncaught(reason, "uncaughtRejection");
+    } else {
+      writeOut(2, "node:internal/process/promises:289\n            triggerUncaughtException(err, true /* fromPromise */);\n            ^\n\n" +
+        "[UnhandledPromiseRejection: This error originated either by throwing inside of an async function without a catch block, " +
+        "or by rejecting a promise which was not handled with .catch(). The promise rejected with the reason \"" + inspect(reason) + "\".] {\n" +
+        "  code: 'ERR_UNHANDLED_REJECTION'\n}\n\nNode.js " + NODE_VERSION + "\n");
+      host("exit", 1);
+    }
+    return;
+  }
+}
+
 // ---- uncaught errors and the entry points ------------------------------------------------------
 let reportingUncaught = false;
 function describeUncaught(err) {
@@ -705,7 +764,7 @@ function emitExit(code) {
   try { emit("exit", process.exitCode ?? 0); } catch (err) { if (err !== EXIT) uncaught(err); }
   return Number(process.exitCode ?? 0) || 0;
 }
-return { runMain, tick, beforeExit, emitExit, uncaught: (err) => uncaught(err, "uncaughtException"), exportNames };
+return { runMain, tick, beforeExit, emitExit, uncaught: (err) => uncaught(err, "uncaughtException"), exportNames, checkRejections };
 })`
   .replace("/*@ENCODING@*/", () => GUEST_ENCODING)
   .replace("/*@INSPECT@*/", () => GUEST_INSPECT);
