@@ -356,7 +356,7 @@ class NodeVm {
     try {
       switch (op) {
         case "write": {
-          if (this.exiting) return ctx.undefined;
+          if (this.exiting || this.stopped) return ctx.undefined;
           const fd = num(1);
           this.write(fd === 2 ? "stderr" : fd === 3 ? "tap" : "stdout", str(2));
           return ctx.undefined;
