@@ -111,18 +111,22 @@ async function runScript(
   const command = extra.length > 0 ? `${script} ${extra.map(quote).join(" ")}` : script;
   const banner = `\n> ${pkg.name ?? ""}${pkg.version ? `@${pkg.version}` : ""} ${event}\n> ${command}\n\n`;
   const path = ctx.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin";
-  const result = await exec(await withBins(ctx, dir, command), {
+  const env: Record<string, string> = {
+    PATH: `${binPaths(dir)}:${path}`,
+    npm_lifecycle_event: event,
+    npm_lifecycle_script: script,
+    npm_package_name: pkg.name ?? "",
+    npm_package_version: pkg.version ?? "",
+    npm_command: event === "test" || event === "start" ? event : "run-script",
+    INIT_CWD: ctx.cwd,
+    NODE: "/usr/local/bin/node",
+  };
+  // Exported, so that every command of the script (and node's process.env) sees them, as under npm.
+  const exports = `export ${Object.entries(env)
+    .map(([key, value]) => `${key}=${quote(value)}`)
+    .join(" ")}\n`;
+  const result = await exec(exports + (await withBins(ctx, dir, command)), {
     cwd: dir,
-    env: {
-      PATH: `${binPaths(dir)}:${path}`,
-      npm_lifecycle_event: event,
-      npm_lifecycle_script: script,
-      npm_package_name: pkg.name ?? "",
-      npm_package_version: pkg.version ?? "",
-      npm_command: event === "test" || event === "start" ? event : "run-script",
-      INIT_CWD: ctx.cwd,
-      NODE: "/usr/local/bin/node",
-    },
     ...(ctx.signal ? { signal: ctx.signal } : {}),
   });
   let stderr = result.stderr;
