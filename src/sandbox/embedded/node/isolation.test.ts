@@ -24,7 +24,9 @@ describe("embedded node isolation", () => {
 
   it("a loop that catches everything is still stopped", async () => {
     const bash = shell();
-    const result = await bash.exec(`node -e "for (;;) { try { for (;;) {} } catch (e) { console.log('caught') } }"`);
+    const result = await bash.exec(
+      `node -e "for (;;) { try { for (;;) {} } catch (e) { console.log('caught') } }"`,
+    );
     expect(result.exitCode).toBe(124);
     expect(result.stdout).toBe("");
   });
@@ -48,7 +50,9 @@ describe("embedded node isolation", () => {
 
   it("fails a 1 GB allocation with a clear error, then runs the next command", async () => {
     const bash = shell();
-    const big = await bash.exec(`node -e "const buffer = new ArrayBuffer(1024 ** 3); console.log(buffer.byteLength)"`);
+    const big = await bash.exec(
+      `node -e "const buffer = new ArrayBuffer(1024 ** 3); console.log(buffer.byteLength)"`,
+    );
     expect(big.exitCode).toBe(1);
     expect(big.stdout).toBe("");
     expect(big.stderr).toContain("InternalError: out of memory");
@@ -61,7 +65,9 @@ describe("embedded node isolation", () => {
   });
 
   it("a program can catch the allocation failure itself", async () => {
-    const result = await shell().exec(`node -e "try { new ArrayBuffer(2 ** 30) } catch (e) { console.log(e.message) }"`);
+    const result = await shell().exec(
+      `node -e "try { new ArrayBuffer(2 ** 30) } catch (e) { console.log(e.message) }"`,
+    );
     expect(result).toMatchObject({ exitCode: 0, stdout: "out of memory\n" });
   });
 
@@ -74,7 +80,9 @@ describe("embedded node isolation", () => {
     const result = await bash.exec(`node -e "new Uint8Array(64 * 1024 * 1024)"`);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("heap is capped at 32 MB");
-    expect((await bash.exec(`node -e "console.log(new Uint8Array(8 * 1024 * 1024).length)"`)).stdout).toBe("8388608\n");
+    expect((await bash.exec(`node -e "console.log(new Uint8Array(8 * 1024 * 1024).length)"`)).stdout).toBe(
+      "8388608\n",
+    );
   });
 
   it("deep recursion ends in a stack overflow error, not a crash of the host", async () => {
@@ -92,7 +100,9 @@ describe("embedded node isolation", () => {
     );
     expect(probe.stdout).toBe("undefined undefined undefined\n");
     expect(probe.stderr).toContain("cannot start processes");
-    const fetched = await bash.exec(`node -e "fetch('http://example.com').catch((e) => console.log(e.message))"`);
+    const fetched = await bash.exec(
+      `node -e "fetch('http://example.com').catch((e) => console.log(e.message))"`,
+    );
     expect(fetched.stdout).toContain("no network");
   });
 

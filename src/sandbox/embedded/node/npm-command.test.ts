@@ -16,7 +16,11 @@ const pkg = (scripts: Record<string, string>) => JSON.stringify({ name: "demo", 
 describe("embedded npm", () => {
   it("npm test runs the test script through the shell, with pre and post scripts", async () => {
     const sandbox = await project({
-      "package.json": pkg({ pretest: "echo before", test: "node -e \"console.log('testing')\"", posttest: "echo after" }),
+      "package.json": pkg({
+        pretest: "echo before",
+        test: "node -e \"console.log('testing')\"",
+        posttest: "echo after",
+      }),
     });
     const result = await sandbox.exec("npm test");
     expect(result.exitCode).toBe(0);
@@ -28,7 +32,9 @@ describe("embedded npm", () => {
   });
 
   it("a failing script fails npm with its exit code and skips the post script", async () => {
-    const sandbox = await project({ "package.json": pkg({ test: "node -e 'process.exit(3)'", posttest: "echo never" }) });
+    const sandbox = await project({
+      "package.json": pkg({ test: "node -e 'process.exit(3)'", posttest: "echo never" }),
+    });
     const result = await sandbox.exec("npm test");
     expect(result.exitCode).toBe(3);
     expect(result.stdout).not.toContain("never");
@@ -77,7 +83,8 @@ describe("embedded npm", () => {
     const sandbox = await project({
       "package.json": pkg({ lint: "shout --loud" }),
       "node_modules/shout/package.json": JSON.stringify({ name: "shout", bin: { shout: "cli.js" } }),
-      "node_modules/shout/cli.js": "#!/usr/bin/env node\nconsole.log('SHOUT', process.argv.slice(2).join(' '))",
+      "node_modules/shout/cli.js":
+        "#!/usr/bin/env node\nconsole.log('SHOUT', process.argv.slice(2).join(' '))",
     });
     await sandbox.symlink("../shout/cli.js", "/workspace/node_modules/.bin/shout").catch(async () => {
       await sandbox.mkdir("/workspace/node_modules/.bin", { recursive: true });
@@ -98,7 +105,9 @@ describe("embedded npm", () => {
     const sandbox = await EmbeddedSandbox.create({ commands: createNodeCommands() });
     await sandbox.mkdir("/workspace/fresh");
     expect((await sandbox.exec("npm init -y", { cwd: "/workspace/fresh" })).exitCode).toBe(0);
-    const written = JSON.parse(new TextDecoder().decode(await sandbox.readFile("/workspace/fresh/package.json")));
+    const written = JSON.parse(
+      new TextDecoder().decode(await sandbox.readFile("/workspace/fresh/package.json")),
+    );
     expect(written).toMatchObject({ name: "fresh", version: "1.0.0" });
     const test = await sandbox.exec("npm test", { cwd: "/workspace/fresh" });
     expect(test.exitCode).toBe(1);

@@ -78,6 +78,7 @@ interface GuestApi {
   uncaught: QuickJSHandle;
   exportNames: QuickJSHandle;
   checkRejections: QuickJSHandle;
+  runTicks: QuickJSHandle;
 }
 
 /**
@@ -211,6 +212,7 @@ class NodeVm {
       uncaught: get("uncaught"),
       exportNames: get("exportNames"),
       checkRejections: get("checkRejections"),
+      runTicks: get("runTicks"),
     };
     api.dispose();
   }
@@ -262,13 +264,21 @@ class NodeVm {
     this.interruptForExit = true;
   }
 
+  /** Node's checkpoint after a macrotask: nextTick callbacks, then microtasks, until both are empty. */
   private drainJobs(): void {
-    const result = this.runtime.executePendingJobs(-1);
-    if (result.error) this.guestThrew(result.error);
-    else if (!this.halted) {
-      // Rejections still unhandled once the microtasks are drained are reported, as Node does.
+    for (;;) {
+      const ticks = Number(this.call(this.guest!.runTicks));
+      if (this.halted) break;
+      const result = this.runtime.executePendingJobs(-1);
+      if (result.error) {
+        this.guestThrew(result.error);
+        break;
+      }
+      if (this.halted) break;
+      if (ticks > 0 || this.runtime.hasPendingJob()) continue;
+      // Rejections still unhandled once the queues are empty are reported, as Node does.
       this.call(this.guest!.checkRejections);
-      if (this.runtime.hasPendingJob() && !this.halted) this.drainJobs();
+      if (this.halted || !this.runtime.hasPendingJob()) break;
     }
     this.flushTap();
   }

@@ -135,7 +135,6 @@ const timers = new Map();
 let timerSeq = 0;
 const immediates = [];
 const ticks = [];
-let ticksScheduled = false;
 class Timeout {
   constructor(id, callback, delay, args, repeat) {
     this._id = id; this._onTimeout = callback; this._idleTimeout = delay; this._args = args;
@@ -164,6 +163,8 @@ function setTimeout(callback, ms, ...args) {
   timers.set(timer._id, timer);
   return timer;
 }
+const promisifyCustom = Symbol.for("nodejs.util.promisify.custom");
+Object.defineProperty(setTimeout, promisifyCustom, { value: (ms, value) => new Promise((resolve) => setTimeout(resolve, ms, value)) });
 function setInterval(callback, ms, ...args) {
   const timer = setTimeout(callback, ms, ...args);
   timer._repeat = true;
@@ -180,16 +181,19 @@ function setImmediate(callback, ...args) {
   return immediate;
 }
 function clearImmediate(immediate) { if (immediate) immediate._cleared = true; }
+Object.defineProperty(setImmediate, promisifyCustom, { value: (value) => new Promise((resolve) => setImmediate(resolve, value)) });
+/** Runs the nextTick queue; the host calls it before each microtask checkpoint, as Node does. */
 function runTicks() {
-  ticksScheduled = false;
+  let ran = 0;
   while (ticks.length > 0) {
     const [fn, args] = ticks.shift();
+    ran++;
     try { fn(...args); } catch (err) { uncaught(err, "uncaughtException"); }
   }
+  return ran;
 }
 function nextTick(fn, ...args) {
   ticks.push([fn, args]);
-  if (!ticksScheduled) { ticksScheduled = true; Promise.resolve().then(runTicks); }
 }
 function queueMicrotask(fn) {
   Promise.resolve().then(() => { try { fn(); } catch (err) { uncaught(err, "uncaughtException"); } });
@@ -333,10 +337,7 @@ function printTo(fd, text) {
 }
 function renderTable(head, rows) {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] || "").length)) + 2);
-  const center = (text, width) => {
-    const left = Math.floor((width - text.length) / 2);
-    return " ".repeat(left) + text + " ".repeat(width - text.length - left);
-  };
+  const center = (text, width) => " " + text + " ".repeat(Math.max(0, width - text.length - 1));
   const line = (l, m, r) => l + widths.map((w) => "\u2500".repeat(w)).join(m) + r;
   const row = (cells) => "\u2502" + widths.map((w, i) => center(cells[i] || "", w)).join("\u2502") + "\u2502";
   return [line("\u250c", "\u252c", "\u2510"), row(head), line("\u251c", "\u253c", "\u2524"), ...rows.map(row), line("\u2514", "\u2534", "\u2518")].join("\n");
@@ -757,14 +758,14 @@ function beforeExit() {
     if (more) return 1;
     emit("beforeExit", process.exitCode ?? 0);
   } catch (err) { uncaught(err, "uncaughtException"); }
-  return more || timers.size > 0 || immediates.length > 0 ? 1 : 0;
+  return more || timers.size > 0 || immediates.length > 0 || ticks.length > 0 ? 1 : 0;
 }
 function emitExit(code) {
   if (code >= 0) process.exitCode = code;
   try { emit("exit", process.exitCode ?? 0); } catch (err) { if (err !== EXIT) uncaught(err); }
   return Number(process.exitCode ?? 0) || 0;
 }
-return { runMain, tick, beforeExit, emitExit, uncaught: (err) => uncaught(err, "uncaughtException"), exportNames, checkRejections };
+return { runMain, tick, beforeExit, emitExit, uncaught: (err) => uncaught(err, "uncaughtException"), exportNames, checkRejections, runTicks };
 })`
   .replace("/*@ENCODING@*/", () => GUEST_ENCODING)
   .replace("/*@INSPECT@*/", () => GUEST_INSPECT);

@@ -396,6 +396,14 @@ class Buffer extends Uint8Array {
   }
 }
 Buffer.poolSize = 8192;
+for (const [name, get, set, size] of [["Int16", "getInt16", "setInt16", 2], ["UInt16", "getUint16", "setUint16", 2], ["Int32", "getInt32", "setInt32", 4],
+  ["UInt32", "getUint32", "setUint32", 4], ["Float", "getFloat32", "setFloat32", 4], ["Double", "getFloat64", "setFloat64", 8],
+  ["BigInt64", "getBigInt64", "setBigInt64", 8], ["BigUInt64", "getBigUint64", "setBigUint64", 8]]) {
+  for (const [suffix, little] of [["LE", true], ["BE", false]]) {
+    Buffer.prototype["read" + name + suffix] = function (offset = 0) { return new DataView(this.buffer, this.byteOffset, this.byteLength)[get](offset, little); };
+    Buffer.prototype["write" + name + suffix] = function (value, offset = 0) { new DataView(this.buffer, this.byteOffset, this.byteLength)[set](offset, value, little); return offset + size; };
+  }
+}
 for (const [alias, name] of [["readUint8", "readUInt8"], ["readUint16LE", "readUInt16LE"], ["readUint16BE", "readUInt16BE"], ["readUint32LE", "readUInt32LE"], ["readUint32BE", "readUInt32BE"], ["writeUint8", "writeUInt8"], ["writeUint16LE", "writeUInt16LE"], ["writeUint32LE", "writeUInt32LE"], ["writeUint32BE", "writeUInt32BE"]]) {
   Buffer.prototype[alias] = Buffer.prototype[name];
 }

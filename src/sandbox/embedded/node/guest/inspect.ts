@@ -5,6 +5,7 @@
  */
 export const GUEST_INSPECT = String.raw`
 const kObjectType = 0;
+const kArrayType = 1;
 const kArrayExtrasType = 2;
 const customInspectSymbol = Symbol.for("nodejs.util.inspect.custom");
 const inspectDefaultOptions = {
@@ -383,7 +384,7 @@ function formatArray(ctx, value, recurseTimes) {
   for (let i = 0; i < len; i++) {
     if (!Object.prototype.hasOwnProperty.call(value, i)) { holes++; continue; }
     if (holes > 0) { output.push("<" + holes + " empty item" + (holes > 1 ? "s" : "") + ">"); holes = 0; }
-    output.push(formatProperty(ctx, value, recurseTimes, i, kArrayExtrasType));
+    output.push(formatProperty(ctx, value, recurseTimes, i, kArrayType));
   }
   if (holes > 0) output.push("<" + holes + " empty item" + (holes > 1 ? "s" : "") + ">");
   if (remaining > 0) output.push("... " + remaining + " more item" + (remaining > 1 ? "s" : ""));
@@ -470,7 +471,7 @@ function formatProperty(ctx, value, recurseTimes, key, type) {
     } else str = "[" + label + "]";
   } else if (desc.set !== undefined) str = "[Setter]";
   else str = "undefined";
-  if (type === kArrayExtrasType) return str;
+  if (type === kArrayType) return str;
   if (typeof key === "symbol") name = "[" + key.toString() + "]";
   else if (key === "__proto__") name = "['__proto__']";
   else if (desc.enumerable === false) name = "[" + key + "]";
