@@ -55,6 +55,8 @@ export type LessonCheck = { id: string; title: string } & (
       min?: number;
       max?: number;
       status?: "success" | "error";
+      /** Only calls that gave these params a value count ("read_file with a line range"). */
+      withParams?: string[];
     }
   | { kind: "changed_with"; path: string; tools: string[] }
   | { kind: "call_count"; max: number }
