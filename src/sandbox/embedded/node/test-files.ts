@@ -33,50 +33,33 @@ function walk(fs: SyncFs, dir: string, prefix: string, out: string[]): void {
   }
 }
 
-function globToRegExp(glob: string): RegExp {
-  let source = "";
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i]!;
-    if (ch === "*" && glob[i + 1] === "*") {
-      source += glob[i + 2] === "/" ? "(?:.*/)?" : ".*";
-      i += glob[i + 2] === "/" ? 2 : 1;
-    } else if (ch === "*") source += "[^/]*";
-    else if (ch === "?") source += "[^/]";
-    else source += /[\\^$.|+(){}[\]]/u.test(ch) ? `\\${ch}` : ch;
-  }
-  return new RegExp(`^${source}$`, "u");
-}
-
 /**
- * The files `node --test [args]` runs, as absolute paths in Node's order (sorted): with no
+ * The files `node --test [args]` runs, as absolute paths in Node 20's order (sorted): with no
  * arguments, files under `cwd` matching the default patterns (node_modules skipped); a file
- * argument as is; a folder argument searched with the same patterns; a glob matched under `cwd`.
- * Missing arguments are returned in `missing`.
+ * argument as is; a folder argument searched with the same patterns, matched against paths
+ * relative to `cwd` (so `node --test test` runs everything under test/). Node 20 takes no globs:
+ * arguments that name nothing are returned in `missing`.
  */
 export function findTestFiles(
   fs: SyncFs,
   cwd: string,
   args: string[],
 ): { files: string[]; missing: string[] } {
-  const absolute = (path: string) => (path.startsWith("/") ? path : `${cwd === "/" ? "" : cwd}/${path}`);
+  const base = cwd === "/" ? "" : cwd;
+  const absolute = (path: string) => (path.startsWith("/") ? path : `${base}/${path}`);
   const found = new Set<string>();
   const missing: string[] = [];
   const searchDir = (dir: string) => {
     const relatives: string[] = [];
     walk(fs, dir, "", relatives);
     for (const relative of relatives) {
-      if (isDefaultTestFile(relative)) found.add(`${dir === "/" ? "" : dir}/${relative}`);
+      const path = `${dir === "/" ? "" : dir}/${relative}`;
+      const shown = path.startsWith(`${base}/`) ? path.slice(base.length + 1) : path;
+      if (isDefaultTestFile(shown)) found.add(path);
     }
   };
   if (args.length === 0) searchDir(cwd);
   for (const arg of args) {
-    if (/[*?]/u.test(arg)) {
-      const pattern = globToRegExp(arg.replace(/^\.\//u, ""));
-      const relatives: string[] = [];
-      walk(fs, cwd, "", relatives);
-      for (const relative of relatives) if (pattern.test(relative)) found.add(absolute(relative));
-      continue;
-    }
     const path = absolute(arg).replace(/\/+$/u, "") || "/";
     const entry = fs.lookup(path);
     if (entry?.kind === "directory") searchDir(path);

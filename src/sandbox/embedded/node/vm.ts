@@ -65,6 +65,9 @@ export interface VmResult {
 /** The Node release whose behaviour the embedded node follows (`process.version`, `node --version`). */
 export const EMBEDDED_NODE_VERSION = "v20.19.0";
 
+/** Module names that stand for a failed resolution (see normalizeModule). */
+const FAILED_MODULE = "node:internal/failed-import:";
+
 /** Stack the QuickJS interpreter may use: beyond ~256 KB the host's own stack overflows first. */
 const MAX_STACK_BYTES = 256 * 1024;
 /** How often a busy event loop yields to the host so aborts and other work get through. */
@@ -526,16 +529,27 @@ class NodeVm {
 
   // ---- ES modules -----------------------------------------------------------------------------
 
-  private normalizeModule(base: string, requested: string): string | { error: Error } {
+  private normalizeModule(base: string, requested: string): string {
     try {
       const from = base.startsWith("/") ? base : `${this.options.cwd}/[eval]`;
       return resolveImport(this.options.fs, requested, from).path;
     } catch (error) {
-      return { error: error instanceof Error ? error : new Error(String(error)) };
+      // A failed resolution becomes a module that throws Node's error when it is evaluated:
+      // an error returned from here would reach the program without its message.
+      const code = error instanceof ResolveError ? error.code : "ERR_MODULE_NOT_FOUND";
+      const message = error instanceof Error ? error.message : String(error);
+      return `${FAILED_MODULE}${JSON.stringify({ code, message })}`;
     }
   }
 
   private loadModule(name: string): string | { error: Error } {
+    if (name.startsWith(FAILED_MODULE)) {
+      const { code, message } = JSON.parse(name.slice(FAILED_MODULE.length)) as {
+        code: string;
+        message: string;
+      };
+      return `const error = new Error(${JSON.stringify(message)});\nerror.code = ${JSON.stringify(code)};\nthrow error;\n`;
+    }
     try {
       const builtin = builtinName(name);
       if (builtin) return this.facade(`node:${builtin}`);
