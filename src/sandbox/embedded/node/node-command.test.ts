@@ -71,6 +71,15 @@ describe("node command line", () => {
     expect(await fs.readFile("/p/b.txt")).toBe("2");
   });
 
+  it("data files are loaded on demand: the program reruns once, with no doubled output or writes", async () => {
+    const { bash, fs } = await shell({ "/p/data.txt": "hello data", "/p/log.txt": "start\n" });
+    const result = await bash.exec(
+      `node -e "const fs = require('fs'); console.log('before'); fs.appendFileSync('log.txt', 'x\\n'); console.log(fs.readFileSync('data.txt', 'utf8'), fs.statSync('data.txt').size)"`,
+    );
+    expect(result).toMatchObject({ exitCode: 0, stdout: "before\nhello data 10\n", stderr: "" });
+    expect(await fs.readFile("/p/log.txt")).toBe("start\nx\n");
+  });
+
   it("ES modules: JSON imports, createRequire, import.meta, and require of ESM refused", async () => {
     const { bash } = await shell({
       "/p/d.json": '{"k": 1}',

@@ -150,11 +150,8 @@ export async function runNode(args: string[], { ctx, options }: NodeRunContext):
   const roots = [topFolder(ctx.cwd), "/tmp"];
   if (parsed.script) roots.push(topFolder(ctx.fs.resolvePath(ctx.cwd, parsed.script)));
   const mirror = await SyncFs.load(ctx.fs, roots);
-  const flush = async () => {
-    await mirror.flush(ctx.fs);
-  };
   const env = ctx.exportedEnv ?? Object.fromEntries(ctx.env);
-  const base = {
+  const base: BaseRun = {
     fs: mirror,
     cwd: ctx.cwd,
     env,
@@ -163,10 +160,10 @@ export async function runNode(args: string[], { ctx, options }: NodeRunContext):
     memoryLimitBytes,
     deadline,
     signal: ctx.signal,
-    flush,
     sleep: ctx.sleep,
   };
-  if (parsed.mode === "test") return runTests(parsed.rest, base, budgetMs);
+  const shell = { fs: ctx.fs, roots };
+  if (parsed.mode === "test") return runTests(parsed.rest, base, shell, budgetMs);
   let main: MainSpec;
   let argv: string[];
   if (parsed.mode === "eval" || parsed.mode === "print") {
@@ -188,8 +185,13 @@ export async function runNode(args: string[], { ctx, options }: NodeRunContext):
     main = { kind: "script", path };
     argv = [EXEC_PATH, path, ...parsed.rest];
   }
-  const result = await runInVm({ ...base, argv, main, stdin: parsed.mode === "stdin" ? "" : stdin });
-  await flush();
+  const { result, fs } = await runWithMirror(shell, {
+    ...base,
+    argv,
+    main,
+    stdin: parsed.mode === "stdin" ? "" : stdin,
+  });
+  await fs.flush(ctx.fs);
   let stdout = "";
   let stderr = "";
   for (const chunk of result.output) {
@@ -200,7 +202,32 @@ export async function runNode(args: string[], { ctx, options }: NodeRunContext):
   return { stdout, stderr, exitCode: result.exitCode };
 }
 
-type BaseRun = Omit<Parameters<typeof runInVm>[0], "argv" | "main">;
+type VmRun = Parameters<typeof runInVm>[0];
+type BaseRun = Omit<VmRun, "argv" | "main">;
+interface ShellFs {
+  fs: ResolvedCommandContext["fs"];
+  roots: string[];
+}
+
+/** Restarts after which every file is read up front. */
+const MAX_RESTARTS = 3;
+
+/**
+ * Runs a program on the mirror; when it reads a file whose content was not loaded, the mirror is
+ * rebuilt from the shell's filesystem (the cut-short run wrote nothing there) with that file loaded,
+ * and the program runs again. Returns the result and the mirror holding the run's writes.
+ */
+async function runWithMirror(shell: ShellFs, run: VmRun): Promise<{ result: VmResult; fs: SyncFs }> {
+  const missing = new Set<string>();
+  let fs = run.fs;
+  for (let attempt = 0; ; attempt++) {
+    const result = await runInVm({ ...run, fs });
+    if (!result.missing) return { result, fs };
+    for (const path of result.missing) missing.add(path);
+    fs = await SyncFs.load(shell.fs, shell.roots, attempt + 1 >= MAX_RESTARTS ? () => true : undefined);
+    await fs.loadContents(shell.fs, missing);
+  }
+}
 
 /** Output of a test file's process other than TAP is shown as TAP comments, as Node 20 does. */
 function asComments(text: string): string {
@@ -210,9 +237,15 @@ function asComments(text: string): string {
 }
 
 /** `node --test`: each file in its own fresh engine, one TAP stream numbered across files. */
-async function runTests(args: string[], base: BaseRun, budgetMs: number): Promise<ExecResult> {
+async function runTests(
+  args: string[],
+  base: BaseRun,
+  shell: ShellFs,
+  budgetMs: number,
+): Promise<ExecResult> {
   const started = performance.now();
-  const { files, missing } = findTestFiles(base.fs, base.cwd, args);
+  let mirror = base.fs;
+  const { files, missing } = findTestFiles(mirror, base.cwd, args);
   if (missing.length > 0) {
     return {
       stdout: "",
@@ -234,13 +267,16 @@ async function runTests(args: string[], base: BaseRun, budgetMs: number): Promis
   let stderr = "";
   for (const [index, file] of files.entries()) {
     const fileStarted = performance.now();
-    const result = await runInVm({
+    const { result, fs } = await runWithMirror(shell, {
       ...base,
+      fs: mirror,
       argv: [EXEC_PATH, file],
       execArgv: ["--test"],
       main: { kind: "test-file", path: file, startNumber: topLevel + 1 },
     });
-    await base.flush();
+    // Each file is a process of its own: what it wrote is on disk before the next one starts.
+    await fs.flush(shell.fs);
+    mirror = fs;
     for (const chunk of result.output as OutputChunk[]) {
       stdout += chunk.stream === "tap" ? chunk.text : asComments(chunk.text);
     }

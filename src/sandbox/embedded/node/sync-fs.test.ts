@@ -1,11 +1,11 @@
 import { InMemoryFs } from "just-bash";
 import { describe, expect, it } from "vitest";
-import { FsError, normalizePath, SyncFs } from "./sync-fs.ts";
+import { ContentMissing, FsError, normalizePath, SyncFs } from "./sync-fs.ts";
 
 async function mirrorOf(files: Record<string, string>, roots = ["/w"]) {
   const fs = new InMemoryFs();
   for (const [path, text] of Object.entries(files)) await fs.writeFile(path, text);
-  return { fs, mirror: await SyncFs.load(fs, roots) };
+  return { fs, mirror: await SyncFs.load(fs, roots, () => true) };
 }
 
 describe("SyncFs", () => {
@@ -63,10 +63,26 @@ describe("SyncFs", () => {
     const fs = new InMemoryFs();
     await fs.writeFile("/w/real/file.txt", "through the link");
     await fs.symlink("/w/real", "/w/link");
-    const mirror = await SyncFs.load(fs, ["/w"]);
+    const mirror = await SyncFs.load(fs, ["/w"], () => true);
     expect(mirror.readText("/w/link/file.txt")).toBe("through the link");
     expect(mirror.realpath("/w/link/file.txt")).toBe("/w/real/file.txt");
     expect(mirror.readlink("/w/link")).toBe("/w/real");
     expect(mirror.stat("/w/link", false).kind).toBe("symlink");
+  });
+
+  it("loads code up front and other contents on demand, knowing every name and size", async () => {
+    const fs = new InMemoryFs();
+    await fs.writeFile("/w/index.js", "code");
+    await fs.writeFile("/w/package.json", "{}");
+    await fs.writeFile("/w/data/big.csv", "a,b\n1,2\n");
+    await fs.writeFile("/w/data/other.txt", "x");
+    const mirror = await SyncFs.load(fs, ["/w"]);
+    expect(mirror.readText("/w/index.js")).toBe("code");
+    expect(mirror.readdir("/w/data").map((e) => e.name)).toEqual(["big.csv", "other.txt"]);
+    expect(mirror.stat("/w/data/big.csv").size).toBe(8);
+    expect(() => mirror.readFile("/w/data/big.csv")).toThrow(ContentMissing);
+    await mirror.loadContents(fs, ["/w/data/big.csv"]);
+    expect(mirror.readText("/w/data/big.csv")).toBe("a,b\n1,2\n");
+    expect(mirror.readText("/w/data/other.txt")).toBe("x");
   });
 });

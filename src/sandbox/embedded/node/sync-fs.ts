@@ -2,7 +2,8 @@ import type { IFileSystem } from "just-bash";
 
 /** One node of the mirror. */
 export type SyncEntry =
-  | { kind: "file"; data: Uint8Array; mode: number; mtimeMs: number }
+  /** `data` is null until the file's content is loaded (see SyncFs.load). */
+  | { kind: "file"; data: Uint8Array | null; size: number; mode: number; mtimeMs: number }
   | { kind: "directory"; mode: number; mtimeMs: number; children: Set<string> }
   | { kind: "symlink"; target: string; mode: number; mtimeMs: number };
 
@@ -33,6 +34,13 @@ const ERROR_TEXT: Record<string, string> = {
   ELOOP: "too many symbolic links encountered",
   EINVAL: "invalid argument",
 };
+/** A file whose content the mirror did not load: the program is re-run with it loaded. */
+export class ContentMissing extends Error {
+  constructor(readonly path: string) {
+    super(`embedded node: ${path} was not loaded`);
+  }
+}
+
 const ERRNO: Record<string, number> = {
   ENOENT: 2,
   EEXIST: 17,
@@ -65,11 +73,18 @@ function baseOf(path: string): string {
 
 type Pending = (fs: IFileSystem) => Promise<void>;
 
+/** Which files are read up front: the ones a program loads as code or configuration. */
+export function isCodeFile(path: string): boolean {
+  return /\.(?:[cm]?js|json|node)$/u.test(path);
+}
+
 /**
  * A synchronous mirror of part of a just-bash filesystem. Code inside QuickJS calls `fs.readFileSync`
- * and `require`, which cannot await the shell's asynchronous filesystem, so the folders a command may
- * use are read up front; writes change the mirror at once and are queued, in order, for `flush()`,
- * which the host runs whenever the program waits and when it ends.
+ * and `require`, which cannot await the shell's asynchronous filesystem, so the tree under the
+ * folders a command may use is read up front: every folder and name, and the content of the files
+ * `eager` picks (code and JSON by default). Reading any other file's content throws ContentMissing;
+ * the host then loads it and runs the program again. Writes change the mirror at once and are
+ * queued, in order, for `flush()`, which the host runs when the program ends.
  */
 export class SyncFs {
   private readonly entries = new Map<string, SyncEntry>();
@@ -77,19 +92,24 @@ export class SyncFs {
 
   private constructor(private readonly now: () => number) {}
 
-  /** Reads every file under `roots` (absolute folders; missing ones are skipped). */
-  static async load(fs: IFileSystem, roots: string[], now: () => number = Date.now): Promise<SyncFs> {
+  /** Reads the tree under `roots` (absolute folders; missing ones are skipped). */
+  static async load(
+    fs: IFileSystem,
+    roots: string[],
+    eager: (path: string) => boolean = isCodeFile,
+    now: () => number = Date.now,
+  ): Promise<SyncFs> {
     const mirror = new SyncFs(now);
     mirror.entries.set("/", { kind: "directory", mode: 0o755, mtimeMs: now(), children: new Set() });
     const unique = [...new Set(roots.map(normalizePath))].sort();
     const kept = unique.filter(
       (root) => !unique.some((other) => other !== root && root.startsWith(`${other}/`)),
     );
-    await Promise.all(kept.map((root) => mirror.loadTree(fs, root)));
+    await Promise.all(kept.map((root) => mirror.loadTree(fs, root, eager)));
     return mirror;
   }
 
-  private async loadTree(fs: IFileSystem, root: string): Promise<void> {
+  private async loadTree(fs: IFileSystem, root: string, eager: (path: string) => boolean): Promise<void> {
     let stat: Awaited<ReturnType<IFileSystem["lstat"]>>;
     try {
       stat = await fs.lstat(root);
@@ -112,36 +132,139 @@ export class SyncFs {
       }
     }
     if (root !== "/") this.dir(parentOf(root))?.children.add(baseOf(root));
-    await this.loadEntry(fs, root, stat);
+    const kind = stat.isSymbolicLink ? "symlink" : stat.isDirectory ? "directory" : "file";
+    // getAllPaths is one cheap synchronous call; listing folder by folder scans the whole store each time.
+    const below =
+      kind === "directory"
+        ? fs.getAllPaths().filter((path) => path.startsWith(`${root === "/" ? "" : root}/`))
+        : [];
+    if (kind === "directory" && below.length === 0 && (await fs.readdir(root)).length > 0) {
+      await this.loadEntry(fs, root, kind, eager);
+      return;
+    }
+    await this.addEntry(fs, root, stat, eager);
+    for (const path of below.sort()) {
+      let entry: Awaited<ReturnType<IFileSystem["lstat"]>>;
+      try {
+        entry = await fs.lstat(path);
+      } catch {
+        continue;
+      }
+      const parent = this.dir(parentOf(path));
+      if (!parent) continue;
+      await this.addEntry(fs, path, entry, eager);
+      parent.children.add(baseOf(path));
+    }
   }
 
-  private async loadEntry(
+  private async addEntry(
     fs: IFileSystem,
     path: string,
     stat: Awaited<ReturnType<IFileSystem["lstat"]>>,
+    eager: (path: string) => boolean,
   ): Promise<void> {
     const mtimeMs = stat.mtime.getTime();
     if (stat.isSymbolicLink) {
       this.entries.set(path, { kind: "symlink", target: await fs.readlink(path), mode: stat.mode, mtimeMs });
     } else if (stat.isDirectory) {
-      const names = await fs.readdir(path);
       const existing = this.dir(path);
-      const children = existing?.children ?? new Set<string>();
-      for (const name of names) children.add(name);
-      this.entries.set(path, { kind: "directory", mode: stat.mode, mtimeMs, children });
+      this.entries.set(path, {
+        kind: "directory",
+        mode: stat.mode,
+        mtimeMs,
+        children: existing?.children ?? new Set(),
+      });
+    } else {
+      const data = eager(path) ? await fs.readFileBuffer(path) : null;
+      this.entries.set(path, {
+        kind: "file",
+        data,
+        size: data?.byteLength ?? stat.size,
+        mode: stat.mode,
+        mtimeMs,
+      });
+    }
+  }
+
+  private async loadEntry(
+    fs: IFileSystem,
+    path: string,
+    kind: SyncEntry["kind"],
+    eager: (path: string) => boolean,
+  ): Promise<void> {
+    if (kind === "symlink") {
+      this.entries.set(path, {
+        kind: "symlink",
+        target: await fs.readlink(path),
+        mode: 0o777,
+        mtimeMs: this.now(),
+      });
+    } else if (kind === "directory") {
+      const children = new Set<string>();
+      this.entries.set(path, { kind: "directory", mode: 0o755, mtimeMs: this.now(), children });
+      const list = fs.readdirWithFileTypes
+        ? await fs.readdirWithFileTypes(path)
+        : await Promise.all(
+            (await fs.readdir(path)).map(async (name) => {
+              const stat = await fs.lstat(`${path === "/" ? "" : path}/${name}`);
+              return {
+                name,
+                isFile: stat.isFile,
+                isDirectory: stat.isDirectory,
+                isSymbolicLink: stat.isSymbolicLink,
+              };
+            }),
+          );
       await Promise.all(
-        names.map(async (name) => {
-          const child = path === "/" ? `/${name}` : `${path}/${name}`;
+        list.map(async (child) => {
+          const childPath = path === "/" ? `/${child.name}` : `${path}/${child.name}`;
+          const childKind = child.isSymbolicLink ? "symlink" : child.isDirectory ? "directory" : "file";
           try {
-            await this.loadEntry(fs, child, await fs.lstat(child));
+            await this.loadEntry(fs, childPath, childKind, eager);
+            children.add(child.name);
           } catch {
-            children.delete(name);
+            // Gone while we looked: leave it out.
           }
         }),
       );
     } else {
-      this.entries.set(path, { kind: "file", data: await fs.readFileBuffer(path), mode: stat.mode, mtimeMs });
+      const stat = await fs.lstat(path);
+      await this.addEntry(fs, path, stat, eager);
     }
+  }
+
+  private async loadContent(fs: IFileSystem, path: string): Promise<void> {
+    const [data, stat] = await Promise.all([fs.readFileBuffer(path), fs.lstat(path)]);
+    this.entries.set(path, {
+      kind: "file",
+      data,
+      size: data.byteLength,
+      mode: stat.mode,
+      mtimeMs: stat.mtime.getTime(),
+    });
+  }
+
+  /** Loads the content of `paths` (real paths of files in the mirror) and of the files beside them. */
+  async loadContents(fs: IFileSystem, paths: Iterable<string>): Promise<void> {
+    const wanted = new Set<string>();
+    for (const path of paths) {
+      const dir = this.dir(parentOf(path));
+      for (const name of dir?.children ?? [])
+        wanted.add(`${parentOf(path) === "/" ? "" : parentOf(path)}/${name}`);
+      wanted.add(path);
+    }
+    await Promise.all(
+      [...wanted].map(async (path) => {
+        const entry = this.entries.get(path);
+        if (entry?.kind === "file" && entry.data === null) await this.loadContent(fs, path);
+      }),
+    );
+  }
+
+  /** The loaded content of a file entry, or ContentMissing. */
+  private contentOf(real: string, entry: Extract<SyncEntry, { kind: "file" }>): Uint8Array {
+    if (entry.data === null) throw new ContentMissing(real);
+    return entry.data;
   }
 
   private dir(path: string): Extract<SyncEntry, { kind: "directory" }> | undefined {
@@ -180,12 +303,14 @@ export class SyncFs {
     }
   }
 
-  stat(path: string, followLast = true): SyncEntry & { path: string } {
+  /** The entry at `path` with its real path and size (a file's content must be loaded for its size). */
+  stat(path: string, followLast = true): SyncEntry & { path: string; size: number } {
     const syscall = followLast ? "stat" : "lstat";
     const real = this.resolve(path, followLast, syscall);
     const entry = this.entries.get(real);
     if (!entry) throw new FsError("ENOENT", syscall, path);
-    return { ...entry, path: real };
+    const size = entry.kind === "file" ? entry.size : entry.kind === "symlink" ? entry.target.length : 4096;
+    return { ...entry, path: real, size };
   }
 
   exists(path: string): boolean {
@@ -198,13 +323,13 @@ export class SyncFs {
     if (!entry) throw new FsError("ENOENT", "open", path);
     if (entry.kind === "directory") throw new FsError("EISDIR", "read", path);
     if (entry.kind !== "file") throw new FsError("EINVAL", "read", path);
-    return entry.data;
+    return this.contentOf(real, entry);
   }
 
   /** Reads a file as UTF-8 text, or returns null when it is missing or not a file. */
   readText(path: string): string | null {
     const entry = this.lookup(path);
-    return entry?.kind === "file" ? new TextDecoder().decode(entry.data) : null;
+    return entry?.kind === "file" ? new TextDecoder().decode(this.readFile(path)) : null;
   }
 
   writeFile(path: string, data: Uint8Array, append = false): void {
@@ -216,12 +341,19 @@ export class SyncFs {
     if (existing?.kind === "directory") throw new FsError("EISDIR", "open", path);
     let content = data;
     if (append && existing?.kind === "file") {
-      content = new Uint8Array(existing.data.length + data.length);
-      content.set(existing.data);
-      content.set(data, existing.data.length);
+      const before = this.contentOf(real, existing);
+      content = new Uint8Array(before.length + data.length);
+      content.set(before);
+      content.set(data, before.length);
     }
     const mode = existing?.kind === "file" ? existing.mode : 0o644;
-    this.entries.set(real, { kind: "file", data: content, mode, mtimeMs: this.now() });
+    this.entries.set(real, {
+      kind: "file",
+      data: content,
+      size: content.byteLength,
+      mode,
+      mtimeMs: this.now(),
+    });
     parent.children.add(baseOf(real));
     const bytes = content;
     this.queue.push((fs) => fs.writeFile(real, bytes));

@@ -8,7 +8,7 @@ import { GUEST_BOOTSTRAP } from "./guest/bootstrap.ts";
 import { BUILTIN_SOURCES } from "./guest/builtins.ts";
 import { discardQuickJS, loadQuickJS } from "./quickjs.ts";
 import { builtinName, ResolveError, resolveImport, resolveRequire } from "./resolver.ts";
-import { FsError, type SyncFs } from "./sync-fs.ts";
+import { ContentMissing, FsError, type SyncFs } from "./sync-fs.ts";
 
 /** What the program runs first. */
 export type MainSpec =
@@ -30,8 +30,6 @@ export interface VmOptions {
   deadline: number;
   memoryLimitBytes: number;
   signal?: AbortSignal | undefined;
-  /** Applies the mirror's pending writes to the real filesystem. */
-  flush: () => Promise<void>;
   sleep?: ((ms: number) => Promise<void>) | undefined;
 }
 
@@ -60,6 +58,11 @@ export interface VmResult {
   /** Why the program was stopped from outside, if it was. */
   stopped?: "deadline" | "aborted" | "memory" | "stack";
   tests?: TestCounts;
+  /**
+   * Files whose content the mirror had not loaded when the program read them: the run was cut
+   * short, and its output and writes mean nothing; load these and run the program again.
+   */
+  missing?: string[];
 }
 
 /** The Node release whose behaviour the embedded node follows (`process.version`, `node --version`). */
@@ -113,6 +116,7 @@ class NodeVm {
   private pendingTap = "";
   private flushingTap = false;
   private readonly owned: QuickJSHandle[] = [];
+  private readonly missing = new Set<string>();
 
   constructor(
     private readonly quickjs: QuickJSWASMModule,
@@ -149,6 +153,7 @@ class NodeVm {
     } catch (error) {
       this.fatal(error);
     }
+    if (this.missing.size > 0) return { exitCode: 0, output: [], missing: [...this.missing] };
     const result: VmResult = { exitCode: this.exitCode, output: this.output };
     if (this.stopped) {
       result.stopped = this.stopped;
@@ -330,16 +335,15 @@ class NodeVm {
     this.flushTap();
     if (this.stopped || this.broken) return;
     // 'exit' listeners run even after process.exit(); only they may run now.
+    if (this.missing.size > 0) return;
     const explicit = this.exiting ? this.exitCode : -1;
     this.interruptForExit = false;
     this.exiting = false;
     const code = Number(this.call(guest.emitExit, explicit));
     if (!Number.isNaN(code)) this.exitCode = code;
-    await this.options.flush();
   }
 
   private async pause(ms: number): Promise<void> {
-    await this.options.flush();
     if (this.options.sleep) await this.options.sleep(ms);
     else await new Promise((resolve) => setTimeout(resolve, ms));
   }
@@ -402,6 +406,12 @@ class NodeVm {
           return { error: ctx.newError(`unknown host call ${op}`) };
       }
     } catch (error) {
+      if (error instanceof ContentMissing) {
+        // Stop at once: the run is repeated with the file loaded.
+        this.missing.add(error.path);
+        this.interruptForExit = true;
+        this.exiting = true;
+      }
       return { error: this.toGuestError(error) };
     }
   }
@@ -474,17 +484,7 @@ class NodeVm {
       case "stat":
       case "lstat": {
         const entry = fs.stat(str(1), op === "stat");
-        return json({
-          kind: entry.kind,
-          mode: entry.mode,
-          mtimeMs: entry.mtimeMs,
-          size:
-            entry.kind === "file"
-              ? entry.data.byteLength
-              : entry.kind === "symlink"
-                ? entry.target.length
-                : 4096,
-        });
+        return json({ kind: entry.kind, mode: entry.mode, mtimeMs: entry.mtimeMs, size: entry.size });
       }
       case "exists":
         return fs.exists(str(1)) ? ctx.true : ctx.false;
