@@ -89,7 +89,7 @@ describe("embedded node isolation", () => {
     const bash = shell();
     const result = await bash.exec(`node -e "function f(n) { return f(n + 1) + 1 } f(0)"`);
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toContain("stack overflow");
+    expect(result.stderr).toContain("RangeError: Maximum call stack size exceeded");
     expect((await bash.exec(`node -e "console.log('alive')"`)).stdout).toBe("alive\n");
   });
 

@@ -71,6 +71,9 @@ export const EMBEDDED_NODE_VERSION = "v20.19.0";
 /** Module names that stand for a failed resolution (see normalizeModule). */
 const FAILED_MODULE = "node:internal/failed-import:";
 
+/** Wasm memory above which an engine is not reused. */
+const RECYCLE_HEAP_BYTES = 64 * 1024 * 1024;
+
 /** Stack the QuickJS interpreter may use: beyond ~256 KB the host's own stack overflows first. */
 const MAX_STACK_BYTES = 256 * 1024;
 /** How often a busy event loop yields to the host so aborts and other work get through. */
@@ -350,7 +353,14 @@ class NodeVm {
 
   dispose(): void {
     for (const handle of this.owned) if (handle.alive) handle.dispose();
-    if (this.broken || this.stopped === "memory" || this.stopped === "stack") {
+    // Wasm memory never shrinks: an engine a big program grew is dropped rather than kept at that size.
+    const heap = (this.quickjs as unknown as { module?: { HEAPU8?: Uint8Array } }).module?.HEAPU8;
+    if (
+      this.broken ||
+      this.stopped === "memory" ||
+      this.stopped === "stack" ||
+      (heap?.byteLength ?? 0) > RECYCLE_HEAP_BYTES
+    ) {
       // A trapped or exhausted engine is not reused: its memory goes with it.
       discardQuickJS(this.quickjs);
       return;

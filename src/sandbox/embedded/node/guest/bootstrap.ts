@@ -687,7 +687,10 @@ function describeUncaught(err) {
     if (line !== null) header = err.fileName + ":" + err.lineNumber + "\n" + line + "\n\n\n";
   }
   let body;
-  if (err instanceof NativeError || (err && typeof err === "object" && typeof err.stack === "string")) {
+  if (err instanceof NativeError && err.name === "InternalError" && err.message === "stack overflow") {
+    // QuickJS's name for what V8 reports as a RangeError.
+    body = "RangeError: Maximum call stack size exceeded\n" + errorStack(err).split("\n").slice(1).join("\n");
+  } else if (err instanceof NativeError || (err && typeof err === "object" && typeof err.stack === "string")) {
     body = inspect(err);
     if (err.name === "InternalError" && err.message === "out of memory") {
       body += "\n(the embedded node's heap is capped at " + Math.round(info.memoryLimitBytes / 1048576) + " MB; this allocation did not fit)";
