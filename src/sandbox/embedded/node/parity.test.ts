@@ -81,6 +81,28 @@ const i = setInterval(() => { order.push("iv"); clearInterval(i); }, 2);`,
   try { await Promise.any([Promise.reject(new Error("a")), Promise.reject(new Error("b"))]); } catch (e) { console.log(e.constructor.name, e.errors.length); }
   const { promisify } = require("util"); console.log(await promisify(setTimeout)(1, "via promisify"));
 })();`,
+  "assert messages": `const assert = require("assert");
+const show = (fn) => { try { fn(); console.log("no error"); } catch (e) { console.log(JSON.stringify([e.name, e.code, e.message, e.operator, e.generatedMessage])); } };
+show(() => assert.strictEqual(1, 2));
+show(() => assert.strictEqual("a fairly long string value", "a fairly long string valve"));
+show(() => assert.deepStrictEqual({ a: [1, 2, { b: 3 }], c: "x" }, { a: [1, 2, { b: 4 }], c: "x" }));
+show(() => assert.deepStrictEqual([1, 2, 3, 4, 5, 6, 7, 8], [1, 2, 3, 4, 5, 6, 7, 9]));
+show(() => assert.deepEqual({ a: 1 }, { a: 2 }));
+show(() => assert.notDeepStrictEqual({ a: 1 }, { a: 1 }));
+show(() => assert.notStrictEqual("same", "same"));
+show(() => assert.equal(null, 0));
+show(() => assert.notEqual(1, "1"));
+show(() => assert.strictEqual({ x: 1 }, { x: 1 }));
+show(() => assert.throws(() => {}));
+show(() => assert.throws(() => { throw new TypeError("t"); }, RangeError));
+show(() => assert.throws(() => { throw new Error("message here"); }, { message: "other" }));
+show(() => assert.match("abc", /x/));
+show(() => assert.doesNotMatch("abc", /b/));
+show(() => assert.fail());
+show(() => assert.ifError(new Error("bad")));
+show(() => assert.ok(null, "explicit message"));
+show(() => assert.strictEqual(NaN, NaN));
+show(() => assert.deepStrictEqual(new Set([1, 2]), new Set([1, 3])));`,
   process: `console.log(process.argv.length, typeof process.argv[0], process.exitCode, process.platform, typeof process.pid);
 console.log(typeof process.hrtime.bigint(), Array.isArray(process.hrtime()), typeof process.uptime(), process.cwd() === require("path").resolve("."));
 console.log(typeof process.env, process.env.DOES_NOT_EXIST, typeof process.memoryUsage().heapUsed, process.release.name);

@@ -13,7 +13,7 @@ const kReadableOperator = {
   notStrictEqual: 'Expected "actual" to be strictly unequal to:',
   notStrictEqualObject: 'Expected "actual" not to be reference-equal to "expected":',
   notDeepEqual: 'Expected "actual" not to be loosely deep-equal to:',
-  notIdentical: "Values identical but not reference-equal:",
+  notIdentical: "Values have same structure but are not reference-equal:",
   notDeepEqualUnequal: "Expected values not to be loosely deep-equal:",
 };
 const kMaxShortLength = 12;
@@ -472,11 +472,21 @@ async function waitForActual(promiseFn) {
   try { await resultPromise; } catch (e) { return e; }
   return NO_EXCEPTION;
 }
+class Comparison {
+  constructor(obj, keys, actual) {
+    for (const key of keys) {
+      if (key in obj) {
+        if (actual !== undefined && typeof actual[key] === "string" && obj[key] instanceof RegExp && obj[key].exec(actual[key]) !== null) this[key] = actual[key];
+        else this[key] = obj[key];
+      }
+    }
+  }
+}
 function compareExceptionKey(actual, expected, key, message, keys, fn) {
   if (!(key in actual) || !isDeepEqual(actual[key], expected[key], true)) {
     if (!message) {
-      const a = {}; const b = {};
-      for (const k of keys) { if (k in actual) a[k] = actual[k]; b[k] = expected[k]; }
+      const a = new Comparison(actual, keys);
+      const b = new Comparison(expected, keys, actual);
       const err = new AssertionError({ actual: a, expected: b, operator: "deepStrictEqual", stackStartFn: fn });
       err.actual = actual; err.expected = expected; err.operator = fn.name;
       throw err;
@@ -512,7 +522,7 @@ function expectedException(actual, expected, message, fn) {
     }
   } else if (expected.prototype !== undefined && actual instanceof expected) {
     return;
-  } else if (Error.isPrototypeOf(expected) || expected === Error) {
+  } else if (expected === Error || (expected.prototype !== undefined && expected.prototype instanceof Error)) {
     if (!message) {
       generatedMessage = true;
       message = "The error is expected to be an instance of \"" + expected.name + "\". Received ";
