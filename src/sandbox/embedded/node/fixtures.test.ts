@@ -39,6 +39,7 @@ const CASES: Case[] = [
   { fixture: "process-exit", command: "node ok.js one two", compare: "stdout" },
   { fixture: "process-exit", command: "node --test", compare: "tests" },
   { fixture: "fs-util", command: "node main.js", compare: "stdout" },
+  { fixture: "runner-edges", command: "node --test", compare: "tests" },
 ];
 
 interface Run {

@@ -264,6 +264,7 @@ function createTest(parent, name, options, fn, isSuite, extra) {
   const args = parseArgs(name, options, fn);
   const opts = Object.assign({}, args.options, extra);
   const node = new TestNode(parent, args.name, opts, args.fn, isSuite);
+  if (opts.only) node.diagnostics.push("'only' and 'runOnly' require the --test-only command-line option.");
   parent.addChild(node);
   let resolveDone;
   node.done = new Promise((resolve) => { resolveDone = resolve; });
@@ -540,7 +541,7 @@ function describe(name, options, fn) { return createTest(parent(), name, options
 for (const [api, isSuite] of [[test, false], [describe, true]]) {
   api.skip = (name, options, fn) => createTest(parent(), name, options, fn, isSuite, { skip: true });
   api.todo = (name, options, fn) => createTest(parent(), name, options, fn, isSuite, { todo: true });
-  api.only = (name, options, fn) => createTest(parent(), name, options, fn, isSuite, {});
+  api.only = (name, options, fn) => createTest(parent(), name, options, fn, isSuite, { only: true });
 }
 function hook(kind) {
   return (fn, options) => { parent().hooks[kind].push(fn); };
