@@ -8,6 +8,7 @@ import { createNodeCommands } from "../src/sandbox/embedded/node/index.ts";
 import { tapCounts } from "../src/sandbox/embedded/node/tap-summary.ts";
 import { medianMs } from "./measure.ts";
 import type { BenchRow } from "./types.ts";
+import { generateWorkspace } from "./workspace.ts";
 
 const FIXTURES = join(import.meta.dirname, "..", "src", "sandbox", "embedded", "node", "fixtures");
 
@@ -22,7 +23,8 @@ async function copyIn(sandbox: EmbeddedSandbox, from: string, to: string): Promi
 
 /**
  * The embedded node against real Node on the same projects, in the same run: `node --test` on the
- * starter project (5 tests, 1 failing), a script that uses fs/util/events/Buffer, and bare startup.
+ * starter project (5 tests, 1 failing), a script that uses fs/util/events/Buffer, bare startup,
+ * and bare startup beside 2,000 source files (the cost of mirroring the workspace for sync fs).
  */
 export async function benchNode(): Promise<BenchRow[]> {
   const sandbox = await EmbeddedSandbox.create({ commands: createNodeCommands() });
@@ -33,7 +35,13 @@ export async function benchNode(): Promise<BenchRow[]> {
       await copyIn(sandbox, join(FIXTURES, fixture), `/workspace/${fixture}`);
       cpSync(join(FIXTURES, fixture), join(real, fixture), { recursive: true });
     }
-    const cases: Array<{ name: string; fixture: string; args: string[]; check: (stdout: string) => void }> = [
+    const cases: Array<{
+      name: string;
+      fixture: string;
+      sandbox?: EmbeddedSandbox;
+      args: string[];
+      check: (stdout: string) => void;
+    }> = [
       {
         name: "node --test, starter project (5 tests, 1 failing)",
         fixture: "starter-node",
@@ -60,14 +68,31 @@ export async function benchNode(): Promise<BenchRow[]> {
         },
       },
     ];
+    // A second sandbox whose workspace holds 2,000 files: node mirrors the workspace on every run.
+    const crowded = await EmbeddedSandbox.create({ commands: createNodeCommands() });
+    for (const [path, text] of Object.entries(generateWorkspace())) {
+      const target = `/workspace/${path}`;
+      await crowded.mkdir(target.slice(0, target.lastIndexOf("/")), { recursive: true });
+      await crowded.writeFile(target, text);
+    }
+    cases.push({
+      name: "node -e beside 2,000 files (4 MB)",
+      fixture: "",
+      sandbox: crowded,
+      args: ["-e", "console.log(1)"],
+      check: (stdout) => {
+        if (stdout !== "1\n") throw new Error(`unexpected output: ${stdout}`);
+      },
+    });
     for (const c of cases) {
       const command = `node ${c.args.map((arg) => (/^[\w.-]+$/u.test(arg) ? arg : `'${arg}'`)).join(" ")}`;
       const embeddedMs = await medianMs(async () => {
-        const result = await sandbox.exec(command, { cwd: `/workspace/${c.fixture}` });
+        const result = await (c.sandbox ?? sandbox).exec(command, { cwd: `/workspace/${c.fixture}` });
         c.check(result.stdout);
       });
       const realMs = await medianMs(() => {
-        const result = spawnSync(process.execPath, c.args, { cwd: join(real, c.fixture), encoding: "utf8" });
+        const cwd = join(real, c.fixture === "" ? "starter-node" : c.fixture);
+        const result = spawnSync(process.execPath, c.args, { cwd, encoding: "utf8" });
         c.check(result.stdout);
       });
       rows.push({
@@ -76,6 +101,7 @@ export async function benchNode(): Promise<BenchRow[]> {
         reference: { name: `real Node ${process.version} (process spawn included)`, ms: realMs },
       });
     }
+    await crowded.dispose();
   } finally {
     rmSync(real, { recursive: true, force: true });
     await sandbox.dispose();
