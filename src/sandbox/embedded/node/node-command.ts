@@ -133,6 +133,8 @@ function stoppedMessage(result: VmResult, budgetMs: number, memoryLimitBytes: nu
       return `node: stopped: the program ran out of memory (the embedded node's heap is capped at ${Math.round(memoryLimitBytes / 1048576)} MB).\n`;
     case "stack":
       return "node: stopped: the call stack overflowed (the embedded node allows less recursion than Node).\n";
+    case "output":
+      return "node: stopped: the program wrote more output than the shell keeps for a command.\n";
     default:
       return "";
   }
@@ -158,6 +160,9 @@ export async function runNode(args: string[], { ctx, options }: NodeRunContext):
     execArgv: parsed.execArgv,
     stdin,
     memoryLimitBytes,
+    // Half the shell's byte limit: room for multi-byte characters and the shell's own accounting.
+    maxOutputChars:
+      ctx.limits?.maxOutputSize === undefined ? undefined : Math.floor(ctx.limits.maxOutputSize / 2),
     deadline,
     signal: ctx.signal,
     sleep: ctx.sleep,

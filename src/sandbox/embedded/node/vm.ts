@@ -29,6 +29,8 @@ export interface VmOptions {
   /** Epoch ms at which the program is interrupted. */
   deadline: number;
   memoryLimitBytes: number;
+  /** Output (stdout, stderr and TAP together, in UTF-16 units) past which the program is stopped. */
+  maxOutputChars?: number | undefined;
   signal?: AbortSignal | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
 }
@@ -56,7 +58,7 @@ export interface VmResult {
   exitCode: number;
   output: OutputChunk[];
   /** Why the program was stopped from outside, if it was. */
-  stopped?: "deadline" | "aborted" | "memory" | "stack";
+  stopped?: "deadline" | "aborted" | "memory" | "stack" | "output";
   tests?: TestCounts;
   /**
    * Files whose content the mirror had not loaded when the program read them: the run was cut
@@ -70,6 +72,9 @@ export const EMBEDDED_NODE_VERSION = "v20.19.0";
 
 /** Module names that stand for a failed resolution (see normalizeModule). */
 const FAILED_MODULE = "node:internal/failed-import:";
+
+/** Default cap on a program's output. */
+const DEFAULT_MAX_OUTPUT_CHARS = 64 * 1024 * 1024;
 
 /** Wasm memory above which an engine is not reused. */
 const RECYCLE_HEAP_BYTES = 64 * 1024 * 1024;
@@ -117,6 +122,7 @@ class NodeVm {
   private guest: GuestApi | null = null;
   private broken = false;
   private pendingTap = "";
+  private outputChars = 0;
   private flushingTap = false;
   private readonly owned: QuickJSHandle[] = [];
   private readonly missing = new Set<string>();
@@ -160,7 +166,8 @@ class NodeVm {
     const result: VmResult = { exitCode: this.exitCode, output: this.output };
     if (this.stopped) {
       result.stopped = this.stopped;
-      result.exitCode = this.stopped === "memory" || this.stopped === "stack" ? 134 : 124;
+      result.exitCode =
+        this.stopped === "memory" || this.stopped === "stack" ? 134 : this.stopped === "output" ? 1 : 124;
     }
     if (this.tests) result.tests = this.tests;
     return result;
@@ -184,6 +191,13 @@ class NodeVm {
     if (stream === "tap" && !this.flushingTap) {
       // Node's reporter is an async stream: a macrotask's console output comes before its TAP.
       this.pendingTap += text;
+      return;
+    }
+    this.outputChars += text.length;
+    if (this.outputChars > (this.options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS)) {
+      // A runaway printer would otherwise fill the host's memory before its deadline.
+      this.stopped ??= "output";
+      this.interruptForExit = true;
       return;
     }
     const last = this.output[this.output.length - 1];
