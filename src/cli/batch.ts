@@ -11,6 +11,7 @@ import { Runtime } from "../core/runtime.ts";
 import { gitShellCommand } from "../host/git-command.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
+import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
 import { diffSnapshots } from "../sandbox/snapshot.ts";
 import { readHostFolder, writeBackChanges } from "./host-folder.ts";
 
@@ -28,9 +29,9 @@ export interface BatchOptions {
 
 /** `toolroom batch`: JSONL calls in, one JSONL envelope out per line, in order. */
 export async function runBatch(options: BatchOptions): Promise<number> {
-  // The shell gets Toolroom's built-in git, as in createEmbeddedRuntime.
+  // node, npm and npx, and Toolroom's built-in git, as in createEmbeddedRuntime.
   const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
-    commands: [gitShellCommand(() => sandbox)],
+    commands: [...createNodeCommands(), gitShellCommand(() => sandbox)],
   });
   const initial = await readHostFolder(options.workspace);
   await sandbox.restore(initial);

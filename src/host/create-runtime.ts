@@ -3,6 +3,7 @@ import { Runtime, type RuntimeOptions } from "../core/runtime.ts";
 import { createToolContext } from "../core/tool-context.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox, type EmbeddedSandboxOptions } from "../sandbox/embedded/embedded-sandbox.ts";
+import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
 import { deserializeWorkspace, type SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { initRepository } from "../tools/git/commit.ts";
@@ -26,8 +27,8 @@ export const APP_RUNTIME_DEFAULTS = { gitInit: true } as const satisfies Partial
 /** The embedded sandbox, every profile, one runtime: what the CLI, the tests and the worker start from. */
 export async function createEmbeddedRuntime(options: EmbeddedRuntimeOptions = {}): Promise<Runtime> {
   const { files, sandbox: sandboxOptions, gitInit = false, ...runtimeOptions } = options;
-  const commands = sandboxOptions?.commands ?? [];
-  // The shell gets Toolroom's git unless the caller brings its own.
+  // node, npm and npx unless the caller names its own commands; Toolroom's git unless it brings one.
+  const commands = sandboxOptions?.commands ?? createNodeCommands();
   const git = commands.some((command) => command.name === "git")
     ? []
     : [gitShellCommand(() => sandbox, runtimeOptions.clock)];

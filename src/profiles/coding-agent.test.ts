@@ -816,7 +816,7 @@ describe("workspace_info", () => {
     expect(result.data).toMatchObject({
       workspace_root: "/workspace",
       backend: "embedded",
-      runtimes: { python: null, node: null, java: null, go: null },
+      runtimes: { python: null, node: expect.stringMatching(/^v\d+\.\d+/u), java: null, go: null },
       git_present: true,
       git_repo_root: ".",
       cached: false,
@@ -827,7 +827,8 @@ describe("workspace_info", () => {
       expect.arrayContaining(["git", "pytest", "npm", "ruff", "eslint", "mypy", "pyright", "tsc"]),
     );
     expect(result.data.tools.pytest).toBeNull();
-    expect(result.data.tools.jq).not.toBeNull();
+    expect(result.data.tools.jq).toBe("available");
+    expect(result.data.tools.git).toContain("Toolroom built-in");
     expect(result.data.built_in.map((tool: { name: string }) => tool.name)).toContain("git");
   });
 
@@ -1017,6 +1018,42 @@ describe("run_tests", () => {
     expect(result.data.raw_output).toBe(fixture("pytest-default.txt"));
     expect(calls).toEqual([[]]);
   });
+
+  it("runs npm test → node --test for real on the embedded node, and parses its TAP", async () => {
+    const { call } = await setup({
+      "package.json": JSON.stringify({ name: "demo", type: "module", scripts: { test: "node --test" } }),
+      "math.js": "export const add = (a, b) => a + b;\n",
+      "test/math.test.js":
+        'import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { add } from "../math.js";\n\ntest("adds", () => {\n  assert.equal(add(1, 2), 3);\n});\n\ntest("adds wrong", () => {\n  assert.equal(add(2, 2), 5);\n});\n',
+    });
+    const result = await call("run_tests", { timeout_sec: 120 });
+    expect(result.data).toMatchObject({
+      passed: false,
+      total: 2,
+      passed_count: 1,
+      failed_count: 1,
+      command: "npm test",
+      parser_used: "node-test-tap",
+    });
+    expect(result.data.failures).toEqual([
+      expect.objectContaining({
+        file: "test/math.test.js",
+        test: "adds wrong",
+        line: 9,
+        reason: expect.stringContaining("4 !== 5"),
+      }),
+    ]);
+    const focused = await call("run_tests", {
+      command: "node --test",
+      focus: ["test/math.test.js"],
+      timeout_sec: 120,
+    });
+    expect(focused.data).toMatchObject({
+      total: 2,
+      failed_count: 1,
+      command: "node --test test/math.test.js",
+    });
+  }, 120_000);
 
   it("passes focus to the runner and honours an explicit command", async () => {
     const calls: string[][] = [];
