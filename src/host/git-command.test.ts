@@ -47,6 +47,8 @@ describe("git in the embedded shell", () => {
     ["git diff --cached", ["diff", "--cached"]],
     ["git diff HEAD~1 HEAD", ["diff", "HEAD~1", "HEAD"]],
     ["git diff --name-only HEAD~1", ["diff", "--name-only", "HEAD~1"]],
+    ["git diff --name-status --cached", ["diff", "--name-status", "--cached"]],
+    ["git diff --numstat HEAD~1 HEAD", ["diff", "--numstat", "HEAD~1", "HEAD"]],
     ["git log --oneline", ["log", "--oneline"]],
     ["git log -n 1", ["log", "-n", "1"]],
     ["git rev-parse HEAD", ["rev-parse", "HEAD"]],
@@ -84,6 +86,30 @@ describe("git in the embedded shell", () => {
     for (const root of [clean, unborn, clone]) {
       const sandbox = await sandboxOf(root);
       expect((await sandbox.exec("git status")).stdout).toBe(git(root, "status"));
+    }
+  });
+
+  it("prints renames as git does in --numstat and --name-status", async () => {
+    const renames = tempDir();
+    git(renames, "init", "-q");
+    const body = Array.from({ length: 30 }, (_, i) => `line ${i}\n`).join("");
+    write(renames, "src/a.py", body);
+    write(renames, "lib/x/f.txt", body.replace("line 1\n", "one\n"));
+    write(renames, "top.txt", body.replace("line 2\n", "two\n"));
+    git(renames, "add", ".");
+    git(renames, "commit", "-qm", "a");
+    git(renames, "mv", "src/a.py", "src/b.py");
+    mkdirSync(join(renames, "app/x"), { recursive: true });
+    git(renames, "mv", "lib/x/f.txt", "app/x/f.txt");
+    mkdirSync(join(renames, "moved"), { recursive: true });
+    git(renames, "mv", "top.txt", "moved/top.txt");
+    write(renames, "moved/top.txt", `${body.replace("line 2\n", "two\n")}extra\n`);
+    git(renames, "add", ".");
+    const sandbox = await sandboxOf(renames);
+    for (const flag of ["--numstat", "--name-status"]) {
+      expect((await sandbox.exec(`git diff --cached ${flag}`)).stdout).toBe(
+        git(renames, "diff", "--cached", flag),
+      );
     }
   });
 

@@ -191,7 +191,12 @@ async function diff(context: Context, args: string[], fromRoot: (path: string) =
   const staged = before.includes("--cached") || before.includes("--staged");
   const nameOnly = before.includes("--name-only");
   const nameStatus = before.includes("--name-status");
-  const stat = before.includes("--stat") || before.includes("--numstat");
+  const numstat = before.includes("--numstat");
+  if (before.includes("--stat") || before.includes("--shortstat")) {
+    return fail(
+      "git diff --stat is not supported by Toolroom's built-in git; use --numstat, or the git_diff tool's per-file counts.\n",
+    );
+  }
   const revisions: string[] = [];
   for (const arg of before.filter((word) => !word.startsWith("-"))) {
     const exists = await context.sandbox
@@ -213,14 +218,42 @@ async function diff(context: Context, args: string[], fromRoot: (path: string) =
   if (nameStatus)
     return ok(
       result.files_changed
-        .map((file) => `${letters[file.status]}\t${file.old_path ? `${file.old_path}\t` : ""}${file.path}\n`)
+        .map(
+          (file) =>
+            `${letters[file.status]}${file.old_path ? String(file.similarity ?? 0).padStart(3, "0") : ""}\t${file.old_path ? `${file.old_path}\t` : ""}${file.path}\n`,
+        )
         .join(""),
     );
-  if (stat)
+  if (numstat)
     return ok(
-      result.files_changed.map((file) => `${file.additions}\t${file.deletions}\t${file.path}\n`).join(""),
+      result.files_changed
+        .map((file) => {
+          const counts = file.binary ? "-\t-" : `${file.additions}\t${file.deletions}`;
+          return `${counts}\t${file.old_path ? renamed(file.old_path, file.path) : file.path}\n`;
+        })
+        .join(""),
     );
   return ok(result.diff_text);
+}
+
+/** A rename as git prints it in --numstat and --stat: the common folders outside braces, "src/{a.py => b.py}". */
+export function renamed(from: string, to: string): string {
+  let prefix = 0;
+  for (let i = 0; i < from.length && i < to.length && from[i] === to[i]; i++)
+    if (from[i] === "/") prefix = i + 1;
+  let suffix = 0;
+  const adjust = prefix ? 1 : 0;
+  for (
+    let i = from.length - 1, j = to.length - 1;
+    i >= prefix - adjust && j >= prefix - adjust && from[i] === to[j];
+    i--, j--
+  ) {
+    if (from[i] === "/") suffix = from.length - i;
+  }
+  const middleFrom = from.slice(prefix, Math.max(prefix, from.length - suffix));
+  const middleTo = to.slice(prefix, Math.max(prefix, to.length - suffix));
+  if (prefix + suffix === 0) return `${middleFrom} => ${middleTo}`;
+  return `${from.slice(0, prefix)}{${middleFrom} => ${middleTo}}${from.slice(from.length - suffix)}`;
 }
 
 const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];

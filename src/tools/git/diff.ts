@@ -17,6 +17,8 @@ export interface DiffOptions {
 export interface FileDiff {
   path: string;
   old_path?: string;
+  /** For a rename: git's similarity index, 0–100. */
+  similarity?: number;
   status: "added" | "modified" | "deleted" | "renamed";
   additions: number;
   deletions: number;
@@ -323,7 +325,9 @@ async function renderChange(repo: Repo, change: Change): Promise<FileDiff> {
   }
   return {
     path: change.path,
-    ...(status === "renamed" ? { old_path: change.oldPath } : {}),
+    ...(status === "renamed"
+      ? { old_path: change.oldPath, similarity: similarityPercent(change.score ?? 0) }
+      : {}),
     status,
     additions,
     deletions,
