@@ -65,7 +65,8 @@ export interface TypeScriptCheck {
 
 interface Cache {
   sourceFiles: Map<string, { text: string; file: TS.SourceFile }>;
-  program?: TS.Program;
+  builder?: TS.SemanticDiagnosticsBuilderProgram;
+  versions: number;
 }
 
 /**
@@ -192,7 +193,10 @@ export async function typecheckWithCompiler(
   }
   options = { ...options, noEmit: true };
 
-  const cache = context.services.get<Cache>("typescript.cache", () => ({ sourceFiles: new Map() }));
+  const cache = context.services.get<Cache>("typescript.cache", () => ({
+    sourceFiles: new Map(),
+    versions: 0,
+  }));
   const host: TS.CompilerHost = {
     getSourceFile(fileName, languageVersion) {
       const text = readFile(fileName);
@@ -201,6 +205,8 @@ export async function typecheckWithCompiler(
       const cached = cache.sourceFiles.get(key);
       if (cached && cached.text === text) return cached.file;
       const file = ts.createSourceFile(fileName, text, languageVersion, true);
+      // The builder tells changed files from unchanged ones by this version.
+      (file as TS.SourceFile & { version: string }).version = String(++cache.versions);
       cache.sourceFiles.set(key, { text, file });
       return file;
     },
@@ -217,14 +223,19 @@ export async function typecheckWithCompiler(
     directoryExists,
     realpath: (path) => path,
   };
-  const program = ts.createProgram({
-    rootNames,
-    options,
-    host,
-    ...(cache.program ? { oldProgram: cache.program } : {}),
-  });
-  cache.program = program;
-  let diagnostics = [...ts.getPreEmitDiagnostics(program)];
+  // A builder program re-checks only the files an edit can affect; the rest keep their diagnostics.
+  const builder = ts.createSemanticDiagnosticsBuilderProgram(rootNames, options, host, cache.builder);
+  cache.builder = builder;
+  const program = builder.getProgram();
+  let diagnostics = [
+    ...ts.sortAndDeduplicateDiagnostics([
+      ...builder.getConfigFileParsingDiagnostics(),
+      ...builder.getOptionsDiagnostics(),
+      ...builder.getSyntacticDiagnostics(),
+      ...builder.getGlobalDiagnostics(),
+      ...builder.getSemanticDiagnostics(),
+    ]),
+  ];
   const only = (request.paths ?? [])
     .map((path) => path.replace(/^\.\//u, "").replace(/\/+$/u, ""))
     .filter((path) => path !== "" && path !== ".");
