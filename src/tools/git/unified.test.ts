@@ -38,6 +38,16 @@ describe("unifiedHunks agrees with native git diff", () => {
     expect(unifiedHunks(BEFORE, after).text).toBe(nativeHunks(root, BEFORE, after));
   });
 
+  it("bounds a huge rewrite: 30,000 lines all replaced, in well under the runtime's deadline", () => {
+    const before = Array.from({ length: 30_000 }, (_, i) => `old ${i}\n`).join("");
+    const after = `${Array.from({ length: 30_000 }, (_, i) => `new ${i}\n`).join("")}`;
+    const started = performance.now();
+    const result = unifiedHunks(`head\n${before}tail\n`, `head\n${after}tail\n`);
+    expect(performance.now() - started).toBeLessThan(6_000);
+    expect(result).toMatchObject({ additions: 30_000, deletions: 30_000 });
+    expect(result.text.startsWith("@@ -1,30002 +1,30002 @@\n head\n-old 0\n")).toBe(true);
+  });
+
   /** Random edits of a real source file: lines removed, blank lines and braces inserted, lines edited and repeated. */
   function randomEdits(rounds: number, maxEdits: number) {
     const source = readFileSync(join(import.meta.dirname, "diff.ts"), "utf8")

@@ -284,15 +284,35 @@ function emit(prefix: string, record: string): string {
   return record.endsWith("\n") ? `${prefix}${record}` : `${prefix}${record}\n\\ No newline at end of file\n`;
 }
 
-/** Unified hunks between two texts, 3 lines of context, exactly as `git diff` prints them. */
-export function unifiedHunks(beforeText: string, afterText: string): UnifiedHunks {
-  const before: Side = { recs: records(beforeText), changed: new Uint8Array(0) };
-  const after: Side = { recs: records(afterText), changed: new Uint8Array(0) };
-  before.changed = new Uint8Array(before.recs.length);
-  after.changed = new Uint8Array(after.recs.length);
-  let i1 = 0;
-  let i2 = 0;
-  for (const part of diffArrays(before.recs, after.recs)) {
+/** A Myers search that runs longer than this gives up; the differing middle is then replaced whole. */
+export const DIFF_TIMEOUT_MS = 2000;
+
+/**
+ * Marks the changed records of both sides: the common head and tail are taken off first (cheap),
+ * then Myers runs on the middle. Myers costs lines × edits, so a huge rewrite is bounded by a
+ * timeout, past which the middle counts as removed and added whole (still a correct diff).
+ */
+function markChanges(before: Side, after: Side): void {
+  const n1 = before.recs.length;
+  const n2 = after.recs.length;
+  let head = 0;
+  while (head < n1 && head < n2 && before.recs[head] === after.recs[head]) head++;
+  let tail = 0;
+  while (tail < n1 - head && tail < n2 - head && before.recs[n1 - 1 - tail] === after.recs[n2 - 1 - tail])
+    tail++;
+  const middleBefore = before.recs.slice(head, n1 - tail);
+  const middleAfter = after.recs.slice(head, n2 - tail);
+  const parts = diffArrays(middleBefore, middleAfter, { timeout: DIFF_TIMEOUT_MS }) as
+    | { value: string[]; added?: boolean; removed?: boolean }[]
+    | undefined;
+  if (!parts) {
+    before.changed.fill(1, head, n1 - tail);
+    after.changed.fill(1, head, n2 - tail);
+    return;
+  }
+  let i1 = head;
+  let i2 = head;
+  for (const part of parts) {
     const count = part.value.length;
     if (part.removed) for (let k = 0; k < count; k++) before.changed[i1++] = 1;
     else if (part.added) for (let k = 0; k < count; k++) after.changed[i2++] = 1;
@@ -301,6 +321,15 @@ export function unifiedHunks(beforeText: string, afterText: string): UnifiedHunk
       i2 += count;
     }
   }
+}
+
+/** Unified hunks between two texts, 3 lines of context, exactly as `git diff` prints them. */
+export function unifiedHunks(beforeText: string, afterText: string): UnifiedHunks {
+  const before: Side = { recs: records(beforeText), changed: new Uint8Array(0) };
+  const after: Side = { recs: records(afterText), changed: new Uint8Array(0) };
+  before.changed = new Uint8Array(before.recs.length);
+  after.changed = new Uint8Array(after.recs.length);
+  markChanges(before, after);
   compact(before, after);
   compact(after, before);
   const changes = script(before, after);
