@@ -8,6 +8,8 @@ export const MAX_SCORE = 60_000;
 /** git's default rename threshold, 50%. */
 export const MINIMUM_SCORE = 30_000;
 const HASHBASE = 107_927;
+/** git's default diff.renameLimit. */
+const RENAME_LIMIT = 1000;
 
 function chunkHashes(bytes: Uint8Array): Map<number, number> {
   const counts = new Map<number, number>();
@@ -37,13 +39,14 @@ export function similarityScore(
   source: Uint8Array,
   destination: Uint8Array,
   minimum = MINIMUM_SCORE,
+  hashes: (bytes: Uint8Array) => Map<number, number> = chunkHashes,
 ): number {
   const maxSize = Math.max(source.length, destination.length);
   const baseSize = Math.min(source.length, destination.length);
   if (maxSize * (MAX_SCORE - minimum) < (maxSize - baseSize) * MAX_SCORE) return 0;
   if (destination.length === 0) return 0;
-  const src = chunkHashes(source);
-  const dst = chunkHashes(destination);
+  const src = hashes(source);
+  const dst = hashes(destination);
   let copied = 0;
   for (const [hash, srcCount] of src) {
     const dstCount = dst.get(hash);
@@ -96,9 +99,25 @@ export async function detectRenames(
     }
     return bytes;
   };
+  // git's diff.renameLimit: past 1,000 × 1,000 candidate pairs only exact renames are looked for.
+  if (sources.length * targets.length > RENAME_LIMIT * RENAME_LIMIT) return pairs;
+  const hashed = new WeakMap<Uint8Array, Map<number, number>>();
+  const hashes = (bytes: Uint8Array) => {
+    let counts = hashed.get(bytes);
+    if (!counts) {
+      counts = chunkHashes(bytes);
+      hashed.set(bytes, counts);
+    }
+    return counts;
+  };
   for (const target of targets) {
     for (const source of sources) {
-      const score = similarityScore(await content(source.oid), await content(target.oid));
+      const score = similarityScore(
+        await content(source.oid),
+        await content(target.oid),
+        MINIMUM_SCORE,
+        hashes,
+      );
       if (score >= MINIMUM_SCORE) scored.push({ from: source.path, to: target.path, score });
     }
   }
