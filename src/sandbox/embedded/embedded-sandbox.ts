@@ -1,4 +1,5 @@
 import { Bash, type CustomCommand, getCommandNames, type NetworkConfig } from "just-bash";
+import { parentOf } from "../paths.ts";
 import { restoreWorkspace } from "../snapshot.ts";
 import {
   type DirEntry,
@@ -364,11 +365,6 @@ export class EmbeddedSandbox implements Sandbox {
       return null;
     }
   }
-}
-
-function parentOf(path: string): string {
-  const index = path.lastIndexOf("/");
-  return index <= 0 ? "/" : path.slice(0, index);
 }
 
 function toFileStat(stat: {
