@@ -29,7 +29,7 @@ export interface SessionFile {
 export interface SessionMeta {
   title: string;
   description?: string;
-  /** ISO time the session was built. */
+  /** ISO time the recording began (or the session was built, for one assembled by hand). */
   createdAt: string;
   /** The runtime's session id (the `session` field of its events). */
   sessionId?: string;

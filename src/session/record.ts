@@ -73,23 +73,35 @@ export class SessionRecorder {
   readonly profile: string;
   readonly sandbox: string;
   readonly workspace: SerializedWorkspace;
+  /** When recording began: the session's createdAt, however often it is built. */
+  readonly startedAt: Date;
   private readonly firstEvent: number;
 
-  private constructor(runtime: Runtime, profile: string, sandbox: string, workspace: SerializedWorkspace) {
+  private constructor(
+    runtime: Runtime,
+    options: { profile: string; sandbox: string; workspace: SerializedWorkspace; startedAt: Date },
+  ) {
     this.runtime = runtime;
-    this.profile = profile;
-    this.sandbox = sandbox;
-    this.workspace = workspace;
+    this.profile = options.profile;
+    this.sandbox = options.sandbox;
+    this.workspace = options.workspace;
+    this.startedAt = options.startedAt;
     this.firstEvent = runtime.events.all().length;
   }
 
   /** Starts recording now: call it before the first call you want in the session. */
   static async start(
     runtime: Runtime,
-    options: { profile: string; sandbox?: string },
+    options: { profile: string; sandbox?: string; now?: () => Date },
   ): Promise<SessionRecorder> {
+    const startedAt = options.now?.() ?? new Date();
     const workspace = serializeWorkspace(await runtime.sandbox.snapshot());
-    return new SessionRecorder(runtime, options.profile, options.sandbox ?? "embedded", workspace);
+    return new SessionRecorder(runtime, {
+      profile: options.profile,
+      sandbox: options.sandbox ?? "embedded",
+      workspace,
+      startedAt,
+    });
   }
 
   /** The events recorded so far. */
@@ -97,11 +109,8 @@ export class SessionRecorder {
     return this.runtime.events.all().slice(this.firstEvent);
   }
 
-  finish(options: {
-    transcript?: readonly TranscriptEntry[];
-    meta: SessionParts["meta"];
-    now?: () => Date;
-  }): SessionFile {
+  /** The session as recorded so far; may be called again as the run goes on. */
+  finish(options: { transcript?: readonly TranscriptEntry[]; meta: SessionParts["meta"] }): SessionFile {
     return buildSession({
       profile: this.profile,
       sandbox: this.sandbox,
@@ -109,7 +118,7 @@ export class SessionRecorder {
       events: this.events(),
       ...(options.transcript ? { transcript: options.transcript } : {}),
       meta: options.meta,
-      ...(options.now ? { now: options.now } : {}),
+      now: () => this.startedAt,
     });
   }
 }

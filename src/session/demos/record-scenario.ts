@@ -55,7 +55,10 @@ export async function recordScenario(
     session: `demo-${scenario.id}`,
     ...(options.clock ? { clock: options.clock } : {}),
   });
-  const recorder = await SessionRecorder.start(runtime, { profile: scenario.profile });
+  const recorder = await SessionRecorder.start(runtime, {
+    profile: scenario.profile,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const result = await runAgent({
     runtime,
     profile: scenario.profile,
@@ -75,7 +78,6 @@ export async function recordScenario(
         usage: result.usage.total,
       }),
     },
-    ...(options.now ? { now: options.now } : {}),
   });
   return { session, result, runtime };
 }
