@@ -97,6 +97,22 @@ describe("OpenAI-compatible provider", () => {
     ]);
   });
 
+  it("calls fetch unbound, as a browser's window.fetch requires", async () => {
+    for (const settings of [OPENAI, ANTHROPIC]) {
+      const served = scriptedFetch(settings.kind, [{ text: "ok" }]);
+      const strict = function (this: unknown, url: string, init?: RequestInit) {
+        if (this !== undefined && this !== globalThis) throw new TypeError("Illegal invocation");
+        return served.fetch(url, init);
+      } as FetchLike;
+      const turn = await createProvider(settings, strict).stream({
+        system: "",
+        messages: [],
+        profile: agentbench,
+      });
+      expect(turn.text).toBe("ok");
+    }
+  });
+
   it("sends no authorization header when there is no key (local servers)", async () => {
     const served = scriptedFetch("openai", [{ text: "ok" }]);
     const { apiKey: _key, ...local } = OPENAI;

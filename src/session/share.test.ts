@@ -77,6 +77,17 @@ describe("?session=https://…", () => {
     expect(served.asked).toEqual(["https://gist.test/demo.json"]);
   });
 
+  it("calls fetch unbound, as a browser's window.fetch requires", async () => {
+    const text = exportSession(demo).text;
+    // Like window.fetch: "Illegal invocation" when called as a method of another object.
+    const strict = function (this: unknown) {
+      if (this !== undefined && this !== globalThis) throw new TypeError("Illegal invocation");
+      return Promise.resolve(new Response(text));
+    } as unknown as FetchLike;
+    const url = "https://toolroom.test/?session=https://gist.test/demo.json";
+    expect(await loadSessionFromUrl(url, { fetch: strict })).toEqual(demo);
+  });
+
   it("returns null for a page URL that names no session", async () => {
     expect(await loadSessionFromUrl("https://toolroom.test/#tab=files")).toBeNull();
   });

@@ -113,10 +113,12 @@ export async function loadSessionFromUrl(
   if (remote.protocol !== "https:" && remote.protocol !== "http:") {
     throw new SessionFormatError([`Only http(s) addresses can be loaded, not ${remote.protocol}.`], lead);
   }
-  if (!options.fetch) throw new SessionFormatError(["This page cannot fetch sessions."], lead);
+  // Called unbound: a browser's fetch throws "Illegal invocation" when called as another object's method.
+  const fetch = options.fetch;
+  if (!fetch) throw new SessionFormatError(["This page cannot fetch sessions."], lead);
   let response: Response;
   try {
-    response = await options.fetch(remote.href);
+    response = await fetch(remote.href);
   } catch (error) {
     throw new SessionFormatError(
       [
