@@ -87,6 +87,7 @@ export async function runBatch(options: BatchOptions): Promise<number> {
   }
   await Promise.all(pendingWrites);
   if (events) await new Promise<void>((resolve) => events.end(resolve));
+  await runtime.dispose();
   await sandbox.dispose();
   return 0;
 }

@@ -351,3 +351,28 @@ describe("checkpoints", () => {
     expect(await sandbox.readdir("/workspace")).toEqual([]);
   });
 });
+
+describe("dispose", () => {
+  it("disposes the services calls created, after the calls already queued", async () => {
+    const disposed: string[] = [];
+    const open: ToolSpec<Record<string, never>> = {
+      name: "open",
+      description: "Opens something that must be closed.",
+      inputSchema: { type: "object", properties: {} },
+      kind: "read",
+      deadlineMs: 1000,
+      async run(_params, context) {
+        context.services.get("thing", () => ({ dispose: async () => void disposed.push("thing") }));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        disposed.push("call finished");
+        return {};
+      },
+    };
+    const profile = testProfile();
+    const { runtime } = await setup({}, { ...profile, tools: [...profile.tools, open] });
+    const call = runtime.call("test", { tool: "open", params: {} });
+    await runtime.dispose();
+    await call;
+    expect(disposed).toEqual(["call finished", "thing"]);
+  });
+});

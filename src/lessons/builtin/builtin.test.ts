@@ -2,11 +2,15 @@ import { describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../../host/create-runtime.ts";
 import { checkLesson, type Lesson } from "../lesson.ts";
 import { LessonRun } from "../lesson-run.ts";
+import { compareDialects } from "./compare-dialects.ts";
 import { BUILTIN_LESSONS } from "./index.ts";
+import { ptySession } from "./pty-session.ts";
 import { readingAndSearching } from "./reading-and-searching.ts";
+import { twoPatchFormats } from "./two-patch-formats.ts";
 
 async function open(lesson: Lesson) {
-  const run = await LessonRun.open(lesson, await createEmbeddedRuntime());
+  const run = await LessonRun.open(lesson, await createEmbeddedRuntime({ approver: async () => "allow" }));
+
   const call = (tool: string, params: Record<string, unknown>, profile = lesson.profiles[0]!.profile) =>
     run.call(profile, { tool, params });
   const failing = async () =>
@@ -63,5 +67,98 @@ describe(readingAndSearching.title, () => {
       unified_diff: "--- a/README.md\n+++ b/README.md\n@@ -1 +1 @@\n-# Shop\n+# Free shop\n",
     });
     expect(outcome.failure?.code).toBe("read_only_path");
+  });
+});
+
+describe(twoPatchFormats.title, () => {
+  const UNIFIED =
+    "--- a/src/units.js\n+++ b/src/units.js\n@@ -1,3 +1,3 @@\n export function toFahrenheit(celsius) {\n-  return (celsius * 9) / 5 + 23;\n+  return (celsius * 9) / 5 + 32;\n }\n";
+  const ENVELOPE =
+    '*** Begin Patch\n*** Update File: src/greet.js\n@@ export function greet(name) {\n-  return "Helo, " + name + "!";\n+  return "Hello, " + name + "!";\n*** End Patch\n';
+
+  it("is solved with one patch in each format", async () => {
+    const { call, failing } = await open(twoPatchFormats);
+    await call("read_file", { path: "src/units.js" });
+    expect((await call("apply_patch_json", { patch: UNIFIED })).status).toBe("success");
+    expect((await call("apply_patch_freeform", { patch: ENVELOPE })).status).toBe("success");
+    expect(await failing()).toEqual([]);
+  });
+
+  it("fails when both fixes go through the same tool", async () => {
+    const { call, failing } = await open(twoPatchFormats);
+    await call("read_file", { path: "src/units.js" });
+    await call("apply_patch_json", { patch: UNIFIED });
+    await call("apply_patch_json", { patch: ENVELOPE });
+    expect(await failing()).toEqual(["greet-by-envelope"]);
+  });
+});
+
+describe(ptySession.title, () => {
+  it("is solved in one shell session whose folder carries over", async () => {
+    const { call, failing } = await open(ptySession);
+    expect((await call("exec_command", { session_id: "s1", cmd: "bash" })).status).toBe("success");
+    await call("write_stdin", { session_id: "s1", chars: "cd logs\n" });
+    const found = await call("write_stdin", { session_id: "s1", chars: "grep -l ERROR *.log\n" });
+    expect(JSON.stringify(found.envelope)).toContain("b.log");
+    await call("write_stdin", { session_id: "s1", chars: "grep -l ERROR *.log > ../answer.txt\n" });
+    expect(await failing()).toEqual([]);
+  });
+
+  it("fails when each step starts a new session, so the cd is lost", async () => {
+    const { call, failing } = await open(ptySession);
+    await call("exec_command", { session_id: "s1", cmd: "bash" });
+    await call("write_stdin", { session_id: "s1", chars: "cd logs\n" });
+    await call("exec_command", { session_id: "s2", cmd: "bash" });
+    await call("write_stdin", { session_id: "s2", chars: "grep -l ERROR *.log > answer.txt\n" });
+    expect(await failing()).toEqual(["started", "answer"]);
+  });
+
+  it("refuses commands the lesson does not allow", async () => {
+    const { call } = await open(ptySession);
+    await call("exec_command", { session_id: "s1", cmd: "bash" });
+    expect((await call("write_stdin", { session_id: "s1", chars: "rm -r logs\n" })).failure?.code).toBe(
+      "command_blocked",
+    );
+    expect((await call("exec_command", { session_id: "s2", cmd: "python3" })).failure?.code).toBe(
+      "command_blocked",
+    );
+  });
+});
+
+describe(compareDialects.title, () => {
+  const ENVELOPE =
+    "*** Begin Patch\n*** Update File: baseagent/app.conf\n name = shop\n-timeout = 5\n+timeout = 30\n retries = 3\n*** End Patch\n";
+
+  it("is solved with text_replace in one dialect and apply_patch in the other", async () => {
+    const { call, failing } = await open(compareDialects);
+    await call("read_file", { path: "sandboxed/app.conf" }, "sandboxed");
+    expect(
+      (
+        await call(
+          "text_replace",
+          { file: "sandboxed/app.conf", search: "timeout = 5", replace: "timeout = 30" },
+          "sandboxed",
+        )
+      ).status,
+    ).toBe("success");
+    await call("read_file", { file_path: "baseagent/app.conf" }, "baseagent");
+    expect((await call("apply_patch", { patch: ENVELOPE }, "baseagent")).status).toBe("success");
+    expect(await failing()).toEqual([]);
+  });
+
+  it("fails when one dialect does both", async () => {
+    const { call, failing } = await open(compareDialects);
+    await call("read_file", { path: "sandboxed/app.conf" }, "sandboxed");
+    await call(
+      "text_replace",
+      { file: "sandboxed/app.conf", search: "timeout = 5", replace: "timeout = 30" },
+      "sandboxed",
+    );
+    await call(
+      "text_replace",
+      { file: "baseagent/app.conf", search: "timeout = 5", replace: "timeout = 30" },
+      "sandboxed",
+    );
+    expect(await failing()).toEqual(["baseagent-tool", "read-baseagent"]);
   });
 });
