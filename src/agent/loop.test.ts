@@ -1,9 +1,10 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Profile } from "../core/profile.ts";
 import { Runtime, type RuntimeOptions } from "../core/runtime.ts";
-import { loadFiles } from "../host/create-runtime.ts";
+import { createEmbeddedRuntime, loadFiles } from "../host/create-runtime.ts";
 import { agentbench } from "../profiles/agentbench.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
+import { writePng } from "../test-support/images.ts";
 import { createProvider } from "./create-provider.ts";
 import { type AgentOptions, runAgent } from "./loop.ts";
 import type { RecordedRequest, Script, WireFormat } from "./testing/scripted-model.ts";
@@ -268,6 +269,41 @@ describe.each(FORMATS)("agent loop (%s)", (format) => {
         '"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}',
       );
     expect(body.match(/iVBORw0KGgo=/gu)).toHaveLength(1);
+  });
+});
+
+describe.each(FORMATS)("with every published profile (%s)", (format) => {
+  it("sends baseagent's view_image picture as an image block, and names the profile of a stray tool", async () => {
+    const server = await startScriptedServer({
+      format,
+      script: [
+        {
+          toolCalls: [
+            { name: "view_image", arguments: { path: "shot.png" } },
+            { name: "run", arguments: { command: "ls" } },
+          ],
+        },
+        { text: "A grey picture." },
+      ],
+    });
+    servers.push(server);
+    const runtime = await createEmbeddedRuntime();
+    const png = writePng({ width: 2, height: 2, colorType: 0, depth: 8, samples: [9, 9, 9, 9] });
+    await runtime.sandbox.writeFile(`${runtime.sandbox.workspaceRoot}/shot.png`, png);
+    const provider = createProvider({ kind: format, baseUrl: server.baseUrl, model: "m" }, globalThis.fetch);
+    const result = await runAgent({ runtime, profile: "baseagent", provider, task: "What is in shot.png?" });
+    expect(result.stopReason).toBe("done");
+
+    const base64 = Buffer.from(png).toString("base64");
+    const body = JSON.stringify(server.requests[1]!.body.messages);
+    if (format === "openai") expect(body).toContain(`"image_url":{"url":"data:image/png;base64,${base64}"}`);
+    else expect(body).toContain(`"source":{"type":"base64","media_type":"image/png","data":"${base64}"}`);
+    expect(body.split(base64)).toHaveLength(2);
+    const results = toolResultsSent(format, server.requests[1]!);
+    expect(JSON.parse(results[0]!)).toMatchObject({ success: true, inject_content: [{ type: "image" }] });
+    expect(results[1]).toMatch(
+      /There is no tool \\"run\\" in the baseagent profile\. It belongs to the agentbench profile, not this one\. Valid tools: shell_command, read_file/u,
+    );
   });
 });
 
