@@ -365,9 +365,16 @@ describe("Anthropic provider", () => {
 });
 
 describe("tool results for the model", () => {
-  it("sends the envelope as compact JSON", () => {
+  it("sends the envelope as compact JSON, an empty inject_content untouched", () => {
     const envelope = { status: "success", data: { files: ["a", "b"] } };
     expect(toolResultForModel(envelope)).toEqual({ content: JSON.stringify(envelope), images: [] });
+    const none = { success: true, output: "ok", inject_content: null };
+    expect(toolResultForModel(none)).toEqual({ content: JSON.stringify(none), images: [] });
+  });
+
+  it("takes a single inject_content image that is not in a list", () => {
+    const single = { inject_content: { type: "image_url", image_url: "data:image/gif;base64,R0lG" } };
+    expect(toolResultForModel(single).images).toEqual([{ mediaType: "image/gif", data: "R0lG" }]);
   });
 
   it("takes inject_content images out of the JSON, in each shape a result may carry them", () => {

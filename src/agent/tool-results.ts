@@ -53,14 +53,14 @@ export function toolResultForModel(envelope: unknown): ToolResultForModel {
     if (Array.isArray(value)) return value.map((item) => strip(item, depth + 1));
     const out: Record<string, unknown> = {};
     for (const [key, field] of Object.entries(value)) {
-      if (key === "inject_content") {
-        const items = Array.isArray(field) ? field : [field];
-        out[key] = items.map((item) => {
+      if (key === "inject_content" && field !== null && typeof field === "object") {
+        const take = (item: unknown) => {
           const image = imageOf(item);
           if (!image) return item;
           images.push(image);
           return { type: "image", note: placeholder(image) };
-        });
+        };
+        out[key] = Array.isArray(field) ? field.map(take) : take(field);
       } else {
         out[key] = strip(field, depth + 1);
       }

@@ -125,32 +125,42 @@ echo "attempts: $MAX_RETRIES"
 echo "waits: $(delays | tr '\\n' ' ')"
 `;
 
-const FETCH_CHANGE = `--- a/src/config.sh
-+++ b/src/config.sh
-@@ -1,3 +1,3 @@
+const FETCH_CHANGE = `*** Begin Patch
+*** Update File: src/config.sh
+@@
  # Settings read by src/fetch.sh.
 -MAX_RETRIES=3
 +MAX_RETRIES=5
  BACKOFF_SECONDS=2
---- a/README.md
-+++ b/README.md
-@@ -2,6 +2,6 @@
- 
+*** Update File: README.md
+@@
  A tiny download helper for shell scripts.
  
 -It retries a failed download up to 3 times, waiting a little longer each time.
 +It retries a failed download up to 5 times, waiting a little longer each time.
  
  See the retry schedule with \`sh check.sh\`.
+*** End Patch
 `;
 
-/** Finding where a setting lives and changing it everywhere it is stated: list, search, read, patch, run. */
+const plan = (find: string, change: string, check: string) => ({
+  steps: [
+    { description: "Find where retries are set", status: find },
+    { description: "Change the code and README", status: change },
+    { description: "Check the retry schedule", status: check },
+  ],
+});
+
+/**
+ * Finding where a setting lives and changing it everywhere it is stated, in another dialect
+ * (BaseAgent): a plan, a tree listing, a regex search, two reads at once, one envelope patch, a command.
+ */
 export const CHANGE_A_SETTING: Scenario = {
   id: "change-a-setting",
   title: "Change a setting everywhere",
   description:
-    "An agent finds where a download helper sets its number of retries, changes it in the code and the README with one patch, and checks the schedule.",
-  profile: "agentbench",
+    "With BaseAgent's tools, an agent plans, finds where a download helper sets its number of retries, changes it in the code and the README with one patch, and checks the schedule.",
+  profile: "baseagent",
   files: {
     "README.md": FETCH_README,
     "src/config.sh": FETCH_CONFIG,
@@ -160,24 +170,41 @@ export const CHANGE_A_SETTING: Scenario = {
   task: "Downloads give up too soon. Make them try 5 times instead of 3, and keep the README in step.",
   replies: [
     {
+      text: "Here is my plan.",
+      toolCalls: [{ name: "update_plan", arguments: plan("in_progress", "pending", "pending") }],
+    },
+    {
       text: "Let me see what the project holds.",
-      toolCalls: [{ name: "list_files", arguments: { root: "." } }],
+      toolCalls: [{ name: "list_dir", arguments: { dir_path: "." } }],
     },
     {
-      text: "Now where the number of retries is set or stated:",
-      toolCalls: [{ name: "search", arguments: { query: "retr", context_lines: 0 } }],
+      text: "Now where the number of retries is set:",
+      toolCalls: [{ name: "grep_files", arguments: { pattern: "MAX_RETRIES=[0-9]+" } }],
     },
     {
-      text: "`MAX_RETRIES=3` in src/config.sh, and the README says 3 too. Let me check how fetch.sh uses it before changing it.",
-      toolCalls: [{ name: "read_file", arguments: { path: "src/fetch.sh" } }],
+      text: "Only src/config.sh sets it. Let me read how fetch.sh uses it, and what the README promises:",
+      toolCalls: [
+        { name: "read_file", arguments: { file_path: "src/fetch.sh" } },
+        { name: "read_file", arguments: { file_path: "README.md" } },
+      ],
     },
     {
-      text: "`delays` loops up to MAX_RETRIES, so the one setting is enough. Changing it and the README together:",
-      toolCalls: [{ name: "apply_patch", arguments: { unified_diff: FETCH_CHANGE } }],
+      text: "`delays` loops up to MAX_RETRIES, so the one setting is enough; the README says 3 on line 5. Changing both together:",
+      toolCalls: [
+        { name: "update_plan", arguments: plan("completed", "in_progress", "pending") },
+        { name: "apply_patch", arguments: { patch: FETCH_CHANGE } },
+      ],
     },
     {
       text: "Checking the new schedule:",
-      toolCalls: [{ name: "run", arguments: { command: "sh check.sh" } }],
+      toolCalls: [
+        { name: "update_plan", arguments: plan("completed", "completed", "in_progress") },
+        { name: "shell_command", arguments: { command: "sh check.sh" } },
+      ],
+    },
+    {
+      text: "Five attempts, waits of 2, 4, 6 and 8 seconds.",
+      toolCalls: [{ name: "update_plan", arguments: plan("completed", "completed", "completed") }],
     },
     {
       text: "Done. MAX_RETRIES in src/config.sh is now 5 (fetch.sh reads it, so the waits grow to 2, 4, 6 and 8 seconds), and the README says 5 as well.",
