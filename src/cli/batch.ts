@@ -10,6 +10,7 @@ import type { Profile } from "../core/profile.ts";
 import { Runtime } from "../core/runtime.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
+import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
 import { diffSnapshots } from "../sandbox/snapshot.ts";
 import { readHostFolder, writeBackChanges } from "./host-folder.ts";
 
@@ -27,7 +28,7 @@ export interface BatchOptions {
 
 /** `toolroom batch`: JSONL calls in, one JSONL envelope out per line, in order. */
 export async function runBatch(options: BatchOptions): Promise<number> {
-  const sandbox = await EmbeddedSandbox.create();
+  const sandbox = await EmbeddedSandbox.create({ commands: createNodeCommands() });
   const initial = await readHostFolder(options.workspace);
   await sandbox.restore(initial);
 

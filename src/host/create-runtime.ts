@@ -1,6 +1,7 @@
 import { Runtime, type RuntimeOptions } from "../core/runtime.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox, type EmbeddedSandboxOptions } from "../sandbox/embedded/embedded-sandbox.ts";
+import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
 import { deserializeWorkspace, type SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 
@@ -13,7 +14,8 @@ export interface EmbeddedRuntimeOptions extends Omit<RuntimeOptions, "sandbox" |
 /** The embedded sandbox, every profile, one runtime: what the CLI, the tests and the worker start from. */
 export async function createEmbeddedRuntime(options: EmbeddedRuntimeOptions = {}): Promise<Runtime> {
   const { files, sandbox: sandboxOptions, ...runtimeOptions } = options;
-  const sandbox = await EmbeddedSandbox.create(sandboxOptions);
+  // node, npm and npx unless the caller names its own commands.
+  const sandbox = await EmbeddedSandbox.create({ commands: createNodeCommands(), ...sandboxOptions });
   if (files) await loadFiles(sandbox, files);
   return new Runtime({ ...runtimeOptions, sandbox, profiles: [...PROFILES] });
 }
