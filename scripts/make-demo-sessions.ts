@@ -14,6 +14,7 @@ import { SCENARIOS } from "../src/session/demos/scenarios.ts";
 import { exportSession } from "../src/session/export.ts";
 import { parseSession } from "../src/session/format.ts";
 import { replaySession } from "../src/session/replay.ts";
+import { projectFiles } from "../src/test-support/project-files.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const demosDir = join(here, "..", "src", "session", "demos");
@@ -30,6 +31,7 @@ async function main(check: boolean): Promise<number> {
       continue;
     }
     const { session, result } = await recordScenario(scenario, {
+      ...(scenario.fixture ? { files: projectFiles(scenario.fixture) } : {}),
       clock: steppingClock(),
       now: () => new Date("2026-01-01T09:00:00.000Z"),
     });

@@ -4,10 +4,12 @@ import { FIX_FAILING_TEST } from "../session/demos/scenarios.ts";
 import { parseSession } from "../session/format.ts";
 import { replaySession } from "../session/replay.ts";
 import { loadSessionFromUrl } from "../session/share.ts";
+import { projectFiles } from "../test-support/project-files.ts";
 import { AgentController, type AgentUpdate } from "./controller.ts";
 import type { ProviderSettings } from "./provider.ts";
 import { type Script, scriptedFetch } from "./testing/scripted-model.ts";
 
+const STARTER = projectFiles(FIX_FAILING_TEST.fixture!);
 const KEY = "sk-ant-api03-controllerTestKey-0123456789";
 const SETTINGS: ProviderSettings = {
   kind: "anthropic",
@@ -17,7 +19,7 @@ const SETTINGS: ProviderSettings = {
 };
 
 async function setup(script: Script) {
-  const runtime = await createEmbeddedRuntime({ files: FIX_FAILING_TEST.files });
+  const runtime = await createEmbeddedRuntime({ files: STARTER });
   const served = scriptedFetch("anthropic", script);
   const controller = new AgentController({ runtime, fetch: served.fetch, profile: "agentbench" });
   const updates: AgentUpdate[] = [];
@@ -42,7 +44,7 @@ describe("AgentController", () => {
     expect(summary).toMatchObject({ stopReason: "done", iterations: 5 });
     expect(summary.finalText).toMatch(/^Fixed\./u);
     expect(summary.usage.total).toEqual(summary.conversationUsage);
-    expect((await runtime.sandbox.exec("sh test.sh")).exitCode).toBe(0);
+    expect((await runtime.sandbox.exec("npm test")).exitCode).toBe(0);
 
     const kinds = updates.map((update) => update.type);
     expect(kinds[0]).toBe("status");
@@ -60,7 +62,7 @@ describe("AgentController", () => {
 
     const session = controller.session();
     expect(session.meta).toMatchObject({
-      title: "The tests fail. Find out why and fix it — “sum” should work…",
+      title: "npm test fails. Find out why and fix the code (not the test).",
       task: FIX_FAILING_TEST.task,
       agent: {
         provider: "anthropic",
@@ -69,7 +71,7 @@ describe("AgentController", () => {
         stopReason: "done",
       },
     });
-    expect(session.workspace.files).toEqual(FIX_FAILING_TEST.files);
+    expect(session.workspace.files).toEqual(STARTER);
     const exported = controller.exportSession();
     expect(exported.text).not.toContain(KEY);
     expect((await replaySession(parseSession(exported.text))).diverged).toBe(0);

@@ -269,9 +269,9 @@ function summarize(result: AgentResult, conversationUsage: TokenUsage): AgentRun
 
 function titleOf(task: string): string {
   const line = task.trim().split("\n")[0] ?? "";
-  if (line.length <= 60) return line || "Agent session";
+  if (line.length <= 80) return line || "Agent session";
   // Cut at a word boundary: a title ending in half a word reads as a typo.
-  const cut = line.slice(0, 60);
+  const cut = line.slice(0, 80);
   const space = cut.lastIndexOf(" ");
-  return `${(space > 30 ? cut.slice(0, space) : cut).replace(/[\s,;:—-]+$/u, "")}…`;
+  return `${(space > 40 ? cut.slice(0, space) : cut).replace(/[\s,;:—-]+$/u, "")}…`;
 }

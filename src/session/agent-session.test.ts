@@ -4,6 +4,7 @@ import type { ProviderSettings } from "../agent/provider.ts";
 import type { WireFormat } from "../agent/testing/scripted-model.ts";
 import { type ScriptedServer, startScriptedServer } from "../agent/testing/scripted-server.ts";
 import { base64ToBytes } from "../sandbox/snapshot.ts";
+import { projectFiles } from "../test-support/project-files.ts";
 import { recordScenario } from "./demos/record-scenario.ts";
 import { FIX_FAILING_TEST } from "./demos/scenarios.ts";
 import { exportSession } from "./export.ts";
@@ -42,7 +43,9 @@ describe.each(["openai", "anthropic"] as WireFormat[])(
         model: "scripted",
       };
       let streamed = "";
+      const files = projectFiles(FIX_FAILING_TEST.fixture!);
       const { session, result, runtime } = await recordScenario(FIX_FAILING_TEST, {
+        files,
         settings,
         fetch: globalThis.fetch,
         handlers: { onText: (delta) => (streamed += delta) },
@@ -51,9 +54,9 @@ describe.each(["openai", "anthropic"] as WireFormat[])(
       // The agent did the work, through the runtime, and the tests pass now.
       expect(result.stopReason).toBe("done");
       expect(result.iterations).toBe(5);
-      const check = await runtime.sandbox.exec("sh test.sh");
+      const check = await runtime.sandbox.exec("npm test");
       expect(check.exitCode).toBe(0);
-      expect(check.stdout).toBe("ok - sum of nothing is 0\nok - sum 2 3 is 5\nok - count a b c is 3\n");
+      expect(check.stdout).toMatch(/# tests 5\n# suites 1\n# pass 5\n# fail 0\n/u);
       expect(streamed).toContain("Let me run the tests first.");
       expect(result.usage.total.input).toBeGreaterThan(0);
       expect(result.usage.total.output).toBe(100);
@@ -61,11 +64,12 @@ describe.each(["openai", "anthropic"] as WireFormat[])(
       // The model was sent the failing test's envelope, as compact JSON, as the result of its call.
       const second = JSON.stringify(server.requests[1]!.body.messages);
       expect(second).toContain('\\"error_type\\":\\"abnormal_exit\\"');
-      expect(second).toContain("not ok - sum 2 3 is 5: expected 5, got 6");
+      expect(second).toContain("not ok 3 - counts quantities in the total");
+      expect(second).toContain("125 !== 225");
       expect(server.requests).toHaveLength(5);
 
       // The session: initial workspace, events of every call, the conversation; no key anywhere.
-      expect(session.workspace.files).toEqual(FIX_FAILING_TEST.files);
+      expect(session.workspace.files).toEqual(files);
       expect(session.events.filter((event) => event.type === "tool_call_finished")).toHaveLength(4);
       expect(session.transcript.map((entry) => entry.role).join(" ")).toBe(
         "system user assistant tool assistant tool assistant tool assistant tool assistant",

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { FIX_FAILING_TEST } from "./demos/scenarios.ts";
 import { exportSession, MIN_SECRET_LENGTH, REDACTED, redactSecrets, sessionFileName } from "./export.ts";
 import { parseSession, type SessionFile, SessionFormatError, validateSession } from "./format.ts";
 import { buildSession, safeBaseUrl } from "./record.ts";
@@ -7,7 +6,7 @@ import { buildSession, safeBaseUrl } from "./record.ts";
 function minimal(): SessionFile {
   return buildSession({
     profile: "agentbench",
-    workspace: { files: FIX_FAILING_TEST.files },
+    workspace: { files: { "README.md": "# hi\n", "src/a.js": "module.exports = 1;\n" } },
     events: [],
     transcript: [{ role: "user", text: "hi" }],
     meta: { title: "Minimal" },

@@ -1,5 +1,12 @@
 /** Sessions anyone can replay: the file, export and share, replay, and the built-in demos. */
-export { compareValues, type Divergence, formatDivergence, VOLATILE_KEYS } from "./compare.ts";
+export {
+  type CompareOptions,
+  compareValues,
+  type Divergence,
+  formatDivergence,
+  VOLATILE_KEYS,
+  VOLATILE_TEXT,
+} from "./compare.ts";
 export { DEMO_SESSIONS, type DemoSession } from "./demos/index.ts";
 export {
   type ExportOptions,

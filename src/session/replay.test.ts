@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
+import { projectFiles } from "../test-support/project-files.ts";
 import { compareValues, formatDivergence } from "./compare.ts";
 import { DEMO_SESSIONS } from "./demos/index.ts";
 import { FIX_FAILING_TEST } from "./demos/scenarios.ts";
@@ -38,7 +39,7 @@ describe("built-in demo sessions", () => {
       });
       expect(entry.session.transcript.at(-1)).toMatchObject({ role: "assistant", toolCalls: [] });
     }
-    expect(demo.workspace.files).toEqual(FIX_FAILING_TEST.files);
+    expect(demo.workspace.files).toEqual(projectFiles(FIX_FAILING_TEST.fixture!));
   });
 });
 
@@ -56,8 +57,8 @@ describe("replay", () => {
 
   it("steps through one call at a time on the initial workspace", async () => {
     const replay = await SessionReplay.start(demo);
-    const read = () => replay.runtime.sandbox.exec("cat src/tally.sh").then((result) => result.stdout);
-    expect(await read()).toContain("total=1");
+    const read = () => replay.runtime.sandbox.exec("cat src/cart.js").then((result) => result.stdout);
+    expect(await read()).toContain("// Bug: the quantity is ignored.");
     expect(replay.next).toMatchObject({ kind: "call", tool: "run" });
 
     const first = await replay.step();
@@ -67,7 +68,7 @@ describe("replay", () => {
     await replay.step();
     const patch = await replay.step();
     expect(patch?.action).toMatchObject({ tool: "apply_patch" });
-    expect(await read()).toContain("total=0");
+    expect(await read()).toContain("sum + item.priceCents * item.quantity");
     expect(replay.done).toBe(false);
     const last = await replay.step();
     expect(last?.outcome?.status).toBe("success");
@@ -80,10 +81,10 @@ describe("replay", () => {
     const tampered = structuredClone(demo);
     const firstRun = recordedEnvelope(tampered, "req-1");
     const data = firstRun.data as Record<string, unknown>;
-    data.stdout = String(data.stdout).replace("expected 5, got 6", "expected 5, got 7");
+    data.stdout = String(data.stdout).replace("# pass 4\n# fail 1", "# pass 3\n# fail 2");
     firstRun.started_at = "1999-01-01T00:00:00.000Z";
     const patch = recordedEnvelope(tampered, "req-3");
-    (patch.data as Record<string, unknown>).changed_files = ["src/other.sh"];
+    (patch.data as Record<string, unknown>).changed_files = ["src/other.js"];
 
     const report = await replaySession(tampered);
     expect(report.diverged).toBe(2);
@@ -94,18 +95,17 @@ describe("replay", () => {
     expect(report.summary).toContain("2 of 4 replayed steps diverged.");
     expect(report.summary).toContain("Call 1 (run, req-1) diverged:");
     expect(report.summary).toContain("envelope.data.stdout: text differs (- recorded, + replayed)");
-    expect(report.summary).toContain("  -not ok - sum 2 3 is 5: expected 5, got 7");
-    expect(report.summary).toContain("  +not ok - sum 2 3 is 5: expected 5, got 6");
+    expect(report.summary).toContain("\n    -# pass 3\n    -# fail 2\n    +# pass 4\n    +# fail 1\n");
     expect(report.summary).toContain(
-      'Call 3 (apply_patch, req-3) diverged:\n  envelope.data.changed_files[0]: recorded "src/other.sh", replay got "src/tally.sh"',
+      'Call 3 (apply_patch, req-3) diverged:\n  envelope.data.changed_files[0]: recorded "src/other.js", replay got "src/cart.js"',
     );
   });
 
   it("diverges when the initial workspace is not the one recorded", async () => {
     const moved = structuredClone(demo);
-    moved.workspace.files["src/tally.sh"] = moved.workspace.files["src/tally.sh"]!.toString().replace(
-      "total=1",
-      "total=0",
+    moved.workspace.files["src/cart.js"] = String(moved.workspace.files["src/cart.js"]).replace(
+      "sum + item.priceCents, 0",
+      "sum + item.priceCents * item.quantity, 0",
     );
     const report = await replaySession(moved);
     expect(report.steps[0]).toMatchObject({ verdict: "diverged" });
@@ -139,12 +139,25 @@ describe("replay", () => {
 });
 
 describe("compare", () => {
+  it("masks test runners' timings inside text, and nothing else", () => {
+    const recorded = "ok 1 - a\n  duration_ms: 0.161025\n# duration_ms 256.002756\n";
+    expect(
+      compareValues(
+        { stdout: recorded },
+        { stdout: recorded.replace("0.161025", "0.2").replace("256.002756", "301") },
+      ),
+    ).toEqual([]);
+    const changed = compareValues({ stdout: recorded }, { stdout: recorded.replace("ok 1", "not ok 1") });
+    expect(changed.map((divergence) => divergence.path)).toEqual(["stdout"]);
+    expect(compareValues("total 0.5", "total 0.6")).toHaveLength(1);
+  });
+
   it("finds added, removed and changed fields at any depth, skipping volatile keys", () => {
     const divergences = compareValues(
       { a: 1, b: [1, 2], c: { started_at: "x", d: "same" }, gone: true },
       { a: 2, b: [1], c: { started_at: "y", d: "same" }, extra: null },
     );
-    expect(divergences.map(formatDivergence)).toEqual([
+    expect(divergences.map((divergence) => formatDivergence(divergence))).toEqual([
       "a: recorded 1, replay got 2",
       "b[1]: recorded 2, absent in the replay",
       "gone: recorded true, absent in the replay",

@@ -2,7 +2,7 @@ import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode } from "../core/profile.ts";
 import type { ApprovalDecision, Approver, CallOutcome, Runtime } from "../core/runtime.ts";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
-import { compareValues, type Divergence, formatDivergence, VOLATILE_KEYS } from "./compare.ts";
+import { type CompareOptions, compareValues, type Divergence, formatDivergence } from "./compare.ts";
 import type { SessionFile } from "./format.ts";
 
 /** One thing the recording did to the workspace, in order: a tool call, or a restore to a checkpoint. */
@@ -49,8 +49,8 @@ export interface ReplayReport {
 export interface ReplayOptions {
   /** Builds the runtime to replay in from the session's initial workspace; the embedded one by default. */
   createRuntime?: (session: SessionFile, approver: Approver) => Promise<Runtime>;
-  /** Keys to ignore wherever they appear; VOLATILE_KEYS by default. */
-  ignoreKeys?: readonly string[];
+  /** What counts as volatile: VOLATILE_KEYS and VOLATILE_TEXT by default. */
+  compare?: CompareOptions;
 }
 
 /** The calls and restores of a recording, in order, each call paired with its recorded result. */
@@ -148,21 +148,21 @@ export class SessionReplay {
   readonly runtime: Runtime;
   readonly plan: readonly ReplayAction[];
   readonly results: ReplayStepResult[] = [];
-  private readonly ignore: readonly string[];
+  private readonly compare: CompareOptions;
   private readonly approvals: Map<string, RecordedApproval>;
 
-  private constructor(session: SessionFile, runtime: Runtime, ignore: readonly string[]) {
+  private constructor(session: SessionFile, runtime: Runtime, compare: CompareOptions) {
     this.session = session;
     this.runtime = runtime;
     this.plan = replayPlan(session);
-    this.ignore = ignore;
+    this.compare = compare;
     this.approvals = recordedApprovals(session.events);
   }
 
   static async start(session: SessionFile, options: ReplayOptions = {}): Promise<SessionReplay> {
     const approver = recordedApprover(session.events);
     const runtime = await (options.createRuntime ?? defaultRuntime)(session, approver);
-    return new SessionReplay(session, runtime, options.ignoreKeys ?? VOLATILE_KEYS);
+    return new SessionReplay(session, runtime, options.compare ?? {});
   }
 
   /** The next action to replay, or undefined when all are done. */
@@ -207,9 +207,9 @@ export class SessionReplay {
     });
     if (!action.expected) return { action, verdict: "unrecorded", divergences: [], outcome };
     const divergences = [
-      ...compareValues(action.expected.status, outcome.status, this.ignore, "status"),
-      ...(action.step !== undefined ? compareValues(action.step, outcome.step, this.ignore, "step") : []),
-      ...compareValues(action.expected.envelope, outcome.envelope, this.ignore, "envelope"),
+      ...compareValues(action.expected.status, outcome.status, this.compare, "status"),
+      ...(action.step !== undefined ? compareValues(action.step, outcome.step, this.compare, "step") : []),
+      ...compareValues(action.expected.envelope, outcome.envelope, this.compare, "envelope"),
     ];
     return { action, verdict: divergences.length > 0 ? "diverged" : "match", divergences, outcome };
   }
@@ -217,7 +217,7 @@ export class SessionReplay {
   private async replayRestore(action: Extract<ReplayAction, { kind: "restore" }>): Promise<ReplayStepResult> {
     const checkpoint = await this.runtime.restoreBefore(action.beforeStep);
     const files = checkpoint.changes.map((change) => change.path);
-    const divergences = compareValues(action.expectedFiles, files, this.ignore, "restored_files");
+    const divergences = compareValues(action.expectedFiles, files, this.compare, "restored_files");
     return { action, verdict: divergences.length > 0 ? "diverged" : "match", divergences };
   }
 }
@@ -240,7 +240,8 @@ export function replayReport(steps: readonly ReplayStepResult[]): ReplayReport {
       action.kind === "call"
         ? `Call ${action.index + 1} (${action.tool}, ${action.requestId}) diverged:`
         : `Restore ${action.index + 1} (before step ${action.beforeStep}) diverged:`;
-    return [head, ...step.divergences.map((divergence) => `  ${formatDivergence(divergence)}`)].join("\n");
+    const lines = step.divergences.flatMap((divergence) => formatDivergence(divergence).split("\n"));
+    return [head, ...lines.map((line) => `  ${line}`)].join("\n");
   });
   const summary =
     diverged.length === 0

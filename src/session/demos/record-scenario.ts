@@ -35,6 +35,8 @@ export interface RecordedScenario {
 export async function recordScenario(
   scenario: Scenario,
   options: {
+    /** The project when the scenario names a fixture folder (read by the Node-side caller). */
+    files?: Record<string, string>;
     format?: WireFormat;
     settings?: ProviderSettings;
     fetch?: FetchLike;
@@ -50,8 +52,10 @@ export async function recordScenario(
     model: "scripted-demo",
   };
   const fetch = options.fetch ?? scriptedFetch(format, scenario.replies).fetch;
+  const files = options.files ?? scenario.files;
+  if (!files) throw new Error(`Scenario ${scenario.id} reads its files from ${scenario.fixture}: pass them.`);
   const runtime = await createEmbeddedRuntime({
-    files: scenario.files,
+    files,
     session: `demo-${scenario.id}`,
     ...(options.clock ? { clock: options.clock } : {}),
   });

@@ -10,84 +10,50 @@ export interface Scenario {
   title: string;
   description: string;
   profile: string;
-  files: Record<string, string>;
+  /** The project, inline; or see `fixture`. */
+  files?: Record<string, string>;
+  /** A folder of this repository holding the project (read by Node-side callers: tests, the generator). */
+  fixture?: string;
   task: string;
   replies: ScriptedReply[];
 }
 
-const TALLY = `# sum: adds its arguments.
-sum() {
-  total=1
-  for n in "$@"; do
-    total=$((total + n))
-  done
-  echo "$total"
-}
-
-# count: how many arguments it was given.
-count() {
-  echo "$#"
-}
+const CART_FIX = `--- a/src/cart.js
++++ b/src/cart.js
+@@ -13,5 +13,4 @@
+   /** Total in cents. */
+   total() {
+-    // Bug: the quantity is ignored.
+-    return this.items.reduce((sum, item) => sum + item.priceCents, 0);
++    return this.items.reduce((sum, item) => sum + item.priceCents * item.quantity, 0);
+   }
 `;
 
-const TALLY_TEST = `#!/bin/sh
-# The tests of src/tally.sh: one line per check, exit 1 when one fails.
-. ./src/tally.sh
-failed=0
-check() {
-  if [ "$2" = "$3" ]; then
-    echo "ok - $1"
-  else
-    echo "not ok - $1: expected $3, got $2"
-    failed=1
-  fi
-}
-check "sum of nothing is 0" "$(sum)" 0
-check "sum 2 3 is 5" "$(sum 2 3)" 5
-check "count a b c is 3" "$(count a b c)" 3
-exit $failed
-`;
-
-const TALLY_FIX = `--- a/src/tally.sh
-+++ b/src/tally.sh
-@@ -1,5 +1,5 @@
- # sum: adds its arguments.
- sum() {
--  total=1
-+  total=0
-   for n in "$@"; do
-     total=$((total + n))
-`;
-
-/** A shell library whose test fails; the agent runs it, reads the code, patches it, runs it again. */
+/**
+ * The Node starter project (its test fails): the agent runs npm test on the embedded node, reads the
+ * code, patches it and runs the tests again.
+ */
 export const FIX_FAILING_TEST: Scenario = {
   id: "fix-failing-test",
   title: "Fix a failing test",
   description:
-    "An agent runs a small project's tests, finds why two fail, fixes the bug with one patch and checks that all pass.",
+    "An agent runs a small Node project's tests, finds why one fails, fixes the bug with one patch and checks that all pass.",
   profile: "agentbench",
-  files: {
-    "README.md": "# tally\n\nSmall shell helpers: `sum` and `count`.\n\nRun the tests with `sh test.sh`.\n",
-    "src/tally.sh": TALLY,
-    "test.sh": TALLY_TEST,
-  },
-  task: "The tests fail. Find out why and fix it — “sum” should work for every input.",
+  fixture: "src/sandbox/embedded/node/fixtures/starter-node",
+  task: "npm test fails. Find out why and fix the code (not the test).",
   replies: [
+    { text: "Let me run the tests first.", toolCalls: [{ name: "run", arguments: { command: "npm test" } }] },
     {
-      text: "Let me run the tests first.",
-      toolCalls: [{ name: "run", arguments: { command: "sh test.sh" } }],
+      text: "One test fails: the cart's total is 125 where 225 is expected, so the 3 apples count as one. Let me read the cart.",
+      toolCalls: [{ name: "read_file", arguments: { path: "src/cart.js" } }],
     },
     {
-      text: "Both `sum` checks are off by one; `count` is fine. Let me read `sum`.",
-      toolCalls: [{ name: "read_file", arguments: { path: "src/tally.sh", start_line: 1, end_line: 8 } }],
+      text: "`total()` adds each item's unit price but never multiplies it by the quantity. Fixing it:",
+      toolCalls: [{ name: "apply_patch", arguments: { unified_diff: CART_FIX } }],
     },
+    { text: "Now the tests again.", toolCalls: [{ name: "run", arguments: { command: "npm test" } }] },
     {
-      text: "`sum` starts its total at 1 instead of 0 — that is the extra one in both results. Fixing it:",
-      toolCalls: [{ name: "apply_patch", arguments: { unified_diff: TALLY_FIX } }],
-    },
-    { text: "Now the tests again.", toolCalls: [{ name: "run", arguments: { command: "sh test.sh" } }] },
-    {
-      text: "Fixed. `sum` in src/tally.sh started counting from 1, so every sum came out one too high; it now starts from 0. All three tests pass.",
+      text: "Fixed. `Cart.total()` in src/cart.js ignored each item's quantity; it now adds price × quantity, and all 5 tests pass.",
     },
   ],
 };
