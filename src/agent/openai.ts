@@ -161,31 +161,52 @@ export class OpenAiProvider implements Provider {
     this.fetch = fetch;
     this.model = settings.model;
     this.label = providerLabel(settings);
+    this.askUsage = settings.streamUsage !== false;
   }
+
+  /** Whether to ask for usage in the stream; off after a server refused stream_options once. */
+  private askUsage: boolean;
 
   async stream(request: ModelRequest, handlers: StreamHandlers = {}): Promise<ModelTurn> {
     const settings = this.settings;
     const where: Where = { provider: this.label, baseUrl: settings.baseUrl, model: settings.model };
     const tools = providerSchemas(request.profile, "openai");
-    const body = {
-      model: settings.model,
-      messages: toOpenAiMessages(request.system, request.messages, settings.vision !== false),
-      ...(tools.length > 0 ? { tools } : {}),
-      stream: true,
-      ...(settings.streamUsage !== false ? { stream_options: { include_usage: true } } : {}),
-      ...(settings.maxTokens !== undefined ? { max_tokens: settings.maxTokens } : {}),
-      ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    const send = (withUsage: boolean) => {
+      const body = {
+        model: settings.model,
+        messages: toOpenAiMessages(request.system, request.messages, settings.vision !== false),
+        ...(tools.length > 0 ? { tools } : {}),
+        stream: true,
+        ...(withUsage ? { stream_options: { include_usage: true } } : {}),
+        ...(settings.maxTokens !== undefined ? { max_tokens: settings.maxTokens } : {}),
+        ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+      };
+      const headers: Record<string, string> = { ...settings.headers };
+      if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+      return postJson(
+        this.fetch,
+        `${trimSlash(settings.baseUrl)}/chat/completions`,
+        headers,
+        body,
+        request.signal,
+        where,
+      );
     };
-    const headers: Record<string, string> = { ...settings.headers };
-    if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
-    const response = await postJson(
-      this.fetch,
-      `${trimSlash(settings.baseUrl)}/chat/completions`,
-      headers,
-      body,
-      request.signal,
-      where,
-    );
+    let response: Response;
+    try {
+      response = await send(this.askUsage);
+    } catch (error) {
+      // Some compatible servers refuse stream_options outright; without it they still stream, uncounted.
+      const refusedUsage =
+        this.askUsage &&
+        settings.streamUsage === undefined &&
+        isProviderError(error) &&
+        error.kind === "bad_request" &&
+        /stream_options|include_usage/iu.test(error.providerMessage ?? "");
+      if (!refusedUsage) throw error;
+      this.askUsage = false;
+      response = await send(false);
+    }
     if (isJsonResponse(response)) return this.whole(response, where, handlers, request.signal);
 
     let text = "";

@@ -17,7 +17,10 @@ export interface ProviderSettings {
   temperature?: number;
   /** Send images (view_image results) to the model; off for text-only local models. Default true. */
   vision?: boolean;
-  /** OpenAI-compatible: ask for usage in the last chunk (stream_options); a few servers refuse it. */
+  /**
+   * OpenAI-compatible: ask for usage in the last chunk (stream_options). Unset: ask, and stop asking
+   * if the server refuses it; false: never ask; true: always ask.
+   */
   streamUsage?: boolean;
   /** Extra request headers (OpenRouter's HTTP-Referer and X-Title, a proxy's own). */
   headers?: Record<string, string>;

@@ -120,6 +120,42 @@ describe("OpenAI-compatible provider", () => {
     expect(served.requests[0]!.headers.authorization).toBeUndefined();
   });
 
+  it("asks again without stream_options when a server refuses them, and stops asking", async () => {
+    const served = scriptedFetch("openai", (request) =>
+      request.body.stream_options
+        ? {
+            error: {
+              status: 400,
+              body: { error: { message: "Unrecognized request argument supplied: stream_options" } },
+            },
+          }
+        : { text: "ok" },
+    );
+    const provider = createProvider(OPENAI, served.fetch);
+    const turn = await provider.stream({ system: "", messages: [], profile: agentbench });
+    expect(turn).toMatchObject({ text: "ok", usage: null });
+    await provider.stream({ system: "", messages: [], profile: agentbench });
+    expect(served.requests.map((request) => "stream_options" in request.body)).toEqual([true, false, false]);
+
+    const strict = scriptedFetch("openai", (request) =>
+      request.body.stream_options
+        ? {
+            error: {
+              status: 400,
+              body: { error: { message: "Unrecognized request argument supplied: stream_options" } },
+            },
+          }
+        : { text: "ok" },
+    );
+    await expect(
+      createProvider({ ...OPENAI, streamUsage: true }, strict.fetch).stream({
+        system: "",
+        messages: [],
+        profile: agentbench,
+      }),
+    ).rejects.toMatchObject({ kind: "bad_request" });
+  });
+
   it("assembles interleaved parallel tool calls by index", async () => {
     const chunk = (delta: unknown, finish: string | null = null) =>
       `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
