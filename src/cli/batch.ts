@@ -8,6 +8,7 @@ import { normalizeCall } from "../core/calls.ts";
 import { asToolFailure, ToolFailure } from "../core/errors.ts";
 import type { Profile } from "../core/profile.ts";
 import { Runtime } from "../core/runtime.ts";
+import { gitShellCommand } from "../host/git-command.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
 import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
@@ -28,7 +29,10 @@ export interface BatchOptions {
 
 /** `toolroom batch`: JSONL calls in, one JSONL envelope out per line, in order. */
 export async function runBatch(options: BatchOptions): Promise<number> {
-  const sandbox = await EmbeddedSandbox.create({ commands: createNodeCommands() });
+  // node, npm and npx, and Toolroom's built-in git, as in createEmbeddedRuntime.
+  const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
+    commands: [...createNodeCommands(), gitShellCommand(() => sandbox)],
+  });
   const initial = await readHostFolder(options.workspace);
   await sandbox.restore(initial);
 

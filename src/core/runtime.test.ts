@@ -172,6 +172,30 @@ describe("guard", () => {
       ok: true,
     });
   });
+
+  it("runs a tool's own guard after the runtime's guards and before approval", async () => {
+    const asked: string[] = [];
+    const { runtime } = await setup({
+      approver: async (request) => {
+        asked.push(request.tool);
+        return "allow";
+      },
+    });
+    const profile = runtime.profile("test");
+    const write = profile.tools.find((tool) => tool.name === "write")!;
+    write.guard = (params: Record<string, unknown>) => {
+      if (String(params.content).includes("secret"))
+        throw new ToolFailure("command_blocked", "No secrets here.");
+    };
+    expect(
+      await runtime.call("test", { tool: "write", params: { path: "a.txt", content: "a secret" } }),
+    ).toMatchObject({ ok: false, code: "command_blocked" });
+    expect(asked).toEqual([]);
+    expect(
+      await runtime.call("test", { tool: "write", params: { path: "a.txt", content: "plain" } }),
+    ).toMatchObject({ ok: true });
+    expect(asked).toEqual(["write"]);
+  });
 });
 
 describe("change guards", () => {

@@ -238,6 +238,7 @@ export class Runtime {
           normalizeWorkspacePath(params[name], this.sandbox.workspaceRoot, name);
       }
       for (const guard of this.guards) await guard({ profile: profile.name, tool, params });
+      await tool.guard?.(params, { sandbox: this.sandbox });
       await this.approve(profile, tool, requestId, params);
 
       const recordsChanges = tool.kind !== "read" && (this.trackChanges || this.changeGuards.length > 0);

@@ -80,6 +80,12 @@ export async function runCheck(
       const run = await sandbox.exec(check.command, { timeoutMs: COMMAND_CHECK_TIMEOUT_MS });
       if (run.timedOut) return result(false, `\`${check.command}\` did not finish in time.`);
       if (run.exitCode !== 0) return result(false, `\`${check.command}\` exits with ${run.exitCode}.`);
+      if (check.stdoutEquals !== undefined && run.stdout !== check.stdoutEquals) {
+        return result(
+          false,
+          `\`${check.command}\` prints ${JSON.stringify(run.stdout)}, not ${JSON.stringify(check.stdoutEquals)}.`,
+        );
+      }
       if (check.stdoutContains && !run.stdout.includes(check.stdoutContains)) {
         return result(false, `\`${check.command}\` does not print ${JSON.stringify(check.stdoutContains)}.`);
       }

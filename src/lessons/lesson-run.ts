@@ -1,7 +1,11 @@
 import type { ToolEvent } from "../core/events.ts";
 import type { ToolCall } from "../core/profile.ts";
 import type { CallOutcome, Runtime } from "../core/runtime.ts";
+import { createToolContext } from "../core/tool-context.ts";
+import { parentOf } from "../sandbox/paths.ts";
 import { deserializeWorkspace } from "../sandbox/snapshot.ts";
+import { initRepository } from "../tools/git/commit.ts";
+
 import { type CheckResult, runChecks } from "./checks.ts";
 import { applyLessonControls } from "./controls.ts";
 import type { Lesson } from "./lesson.ts";
@@ -57,7 +61,16 @@ export class LessonRun {
 
   /** Puts the starting files back and starts the lesson's count of calls and events over. */
   async reset(): Promise<void> {
-    await this.runtime.sandbox.restore(deserializeWorkspace({ files: this.lesson.files }));
+    const sandbox = this.runtime.sandbox;
+    await sandbox.restore(deserializeWorkspace({ files: this.lesson.files }));
+    if (this.lesson.repository) {
+      await initRepository(createToolContext(sandbox), { message: `${this.lesson.repository.message}\n` });
+      for (const [path, content] of Object.entries(this.lesson.repository.uncommitted ?? {})) {
+        const absolute = `${sandbox.workspaceRoot}/${path}`;
+        await sandbox.mkdir(parentOf(absolute), { recursive: true });
+        await sandbox.writeFile(absolute, content);
+      }
+    }
     this.firstEvent = this.runtime.events.all().length;
     this.controls.resetCalls();
     this.hintsShown = 0;

@@ -3,9 +3,11 @@ import { createEmbeddedRuntime } from "../../host/create-runtime.ts";
 import { checkLesson, type Lesson } from "../lesson.ts";
 import { LessonRun } from "../lesson-run.ts";
 import { compareDialects } from "./compare-dialects.ts";
+import { gitBasics } from "./git-basics.ts";
 import { BUILTIN_LESSONS } from "./index.ts";
 import { ptySession } from "./pty-session.ts";
 import { readingAndSearching } from "./reading-and-searching.ts";
+import { testsAndFailures } from "./tests-and-failures.ts";
 import { twoPatchFormats } from "./two-patch-formats.ts";
 
 async function open(lesson: Lesson) {
@@ -160,5 +162,64 @@ describe(compareDialects.title, () => {
       "sandboxed",
     );
     expect(await failing()).toEqual(["baseagent-tool", "read-baseagent"]);
+  });
+});
+
+describe(testsAndFailures.title, () => {
+  it("is solved by running the tests, fixing the code and running them again", async () => {
+    const { call, failing } = await open(testsAndFailures);
+    const first = await call("run_tests", {});
+    const data = (
+      first.envelope as { data: { passed: boolean; failures: { test: string; reason: string }[] } }
+    ).data;
+    expect(data.passed).toBe(false);
+    expect(data.failures[0]?.test).toContain("an invoice adds tax");
+    await call("file_read", { path: "src/invoice.js" });
+    expect(
+      (
+        await call("file_edit", {
+          path: "src/invoice.js",
+          old_str: "net * taxRate / 100 * 0",
+          new_str: "net * taxRate / 100",
+        })
+      ).status,
+    ).toBe("success");
+    const second = await call("run_tests", {});
+    expect((second.envelope as { data: { passed: boolean } }).data.passed).toBe(true);
+    expect(await failing()).toEqual([]);
+  });
+
+  it("undoes a 'fix' that edits the test, and fails without a second run", async () => {
+    const { call, failing } = await open(testsAndFailures);
+    await call("run_tests", {});
+    const cheat = await call("file_edit", { path: "test/invoice.test.js", old_str: "2400", new_str: "2000" });
+    expect(cheat.failure?.code).toBe("read_only_path");
+    expect(await failing()).toEqual(["ran-twice", "passing", "fixed-code"]);
+  });
+});
+
+describe(gitBasics.title, () => {
+  it("is solved by status, diff and a confirmed commit of the version only", async () => {
+    const { call, failing } = await open(gitBasics);
+    const status = await call("git_status", {});
+    expect(JSON.stringify(status.envelope)).toContain("notes.txt");
+    await call("git_diff", {});
+    expect(
+      (await call("git_commit", { message: "Release 1.1.0", confirmed: true, paths: ["src/version.js"] }))
+        .status,
+    ).toBe("success");
+    expect(await failing()).toEqual([]);
+  });
+
+  it("fails when the commit is not confirmed, then when everything is committed blindly", async () => {
+    const { call, failing, run } = await open(gitBasics);
+    expect(
+      (await call("git_commit", { message: "stuff", confirmed: false, paths: ["."] })).failure?.code,
+    ).toBe("confirmation_required");
+    expect(await failing()).toEqual(["looked", "diffed", "committed", "message", "only-version"]);
+    await call("git_commit", { message: "stuff", confirmed: true, paths: ["."] });
+    expect(await failing()).toEqual(["looked", "diffed", "message", "only-version"]);
+    await run.reset();
+    expect(await failing()).toEqual(["looked", "diffed", "committed", "message", "only-version"]);
   });
 });

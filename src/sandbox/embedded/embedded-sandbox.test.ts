@@ -6,6 +6,15 @@ import { isIncomplete } from "./shell-session.ts";
 describeSandboxContract("embedded", () => EmbeddedSandbox.create());
 
 describe("embedded sandbox specifics", () => {
+  it("reports a timeout whichever deadline stops the command first, just-bash's own or the sandbox's timer", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    // The two deadlines are equal, so which one wins varies from run to run; both must read as a timeout.
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => sandbox.exec("sleep 5", { timeoutMs: 30 })),
+    );
+    expect(results.map((result) => result.timedOut)).toEqual(results.map(() => true));
+  });
+
   it("keeps its state over 100 writes to one shell session", async () => {
     const sandbox = await EmbeddedSandbox.create();
     const session = await sandbox.pty("bash");
