@@ -138,6 +138,30 @@ describe("replay", () => {
   });
 });
 
+describe("a recording that began mid-run", () => {
+  it("replays on a runtime whose steps start at 1, artifact names moved along", async () => {
+    const runtime = await createEmbeddedRuntime({ files: { "a.txt": "one\n" } });
+    const call = (tool: string, params: Record<string, unknown>) =>
+      runtime.invoke("agentbench", { tool, params });
+    await call("run", { command: "echo before > before.txt" });
+    await call("list_files", {});
+    const recorder = await SessionRecorder.start(runtime, { profile: "agentbench" });
+    await call("run", { command: "cat a.txt" });
+    await call("apply_patch", { unified_diff: "--- a/a.txt\n+++ b/a.txt\n@@ -1 +1 @@\n-one\n+two\n" });
+    await runtime.restoreBefore(4);
+    const session = recorder.finish({ meta: { title: "mid-run" } });
+    expect(session.meta.firstStep).toBe(3);
+    expect(JSON.stringify(session.events)).toContain("logs/tool_step_0003_stdout.txt");
+    expect(JSON.stringify(session.events)).toContain("diffs/step_0004.patch");
+
+    const replay = await SessionReplay.start(session);
+    const report = await replay.playAll();
+    expect(report.summary).toBe("All 3 replayed steps matched the recording.");
+    expect(report.steps[0]!.outcome?.step).toBe(1);
+    expect(await replay.runtime.sandbox.exec("cat a.txt")).toMatchObject({ stdout: "one\n" });
+  });
+});
+
 describe("compare", () => {
   it("masks test runners' timings inside text, and nothing else", () => {
     const recorded = "ok 1 - a\n  duration_ms: 0.161025\n# duration_ms 256.002756\n";

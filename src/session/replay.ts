@@ -1,3 +1,4 @@
+import { stepNumber } from "../core/artifacts.ts";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode } from "../core/profile.ts";
 import type { ApprovalDecision, Approver, CallOutcome, Runtime } from "../core/runtime.ts";
@@ -150,6 +151,8 @@ export class SessionReplay {
   readonly results: ReplayStepResult[] = [];
   private readonly compare: CompareOptions;
   private readonly approvals: Map<string, RecordedApproval>;
+  /** Replayed step minus recorded step, fixed by the first call. */
+  private stepShift: number | undefined;
 
   private constructor(session: SessionFile, runtime: Runtime, compare: CompareOptions) {
     this.session = session;
@@ -205,21 +208,48 @@ export class SessionReplay {
       params: structuredClone(action.params),
       request_id: action.requestId,
     });
+    // A recording that began mid-run numbers its steps from there; this runtime may start elsewhere.
+    if (this.stepShift === undefined && action.step !== undefined)
+      this.stepShift = outcome.step - action.step;
     if (!action.expected) return { action, verdict: "unrecorded", divergences: [], outcome };
+    const shift = this.stepShift ?? 0;
     const divergences = [
       ...compareValues(action.expected.status, outcome.status, this.compare, "status"),
-      ...(action.step !== undefined ? compareValues(action.step, outcome.step, this.compare, "step") : []),
-      ...compareValues(action.expected.envelope, outcome.envelope, this.compare, "envelope"),
+      ...(action.step !== undefined
+        ? compareValues(action.step + shift, outcome.step, this.compare, "step")
+        : []),
+      ...compareValues(
+        shiftSteps(action.expected.envelope, shift),
+        outcome.envelope,
+        this.compare,
+        "envelope",
+      ),
     ];
     return { action, verdict: divergences.length > 0 ? "diverged" : "match", divergences, outcome };
   }
 
   private async replayRestore(action: Extract<ReplayAction, { kind: "restore" }>): Promise<ReplayStepResult> {
-    const checkpoint = await this.runtime.restoreBefore(action.beforeStep);
+    const checkpoint = await this.runtime.restoreBefore(action.beforeStep + (this.stepShift ?? 0));
     const files = checkpoint.changes.map((change) => change.path);
     const divergences = compareValues(action.expectedFiles, files, this.compare, "restored_files");
     return { action, verdict: divergences.length > 0 ? "diverged" : "match", divergences };
   }
+}
+
+/**
+ * The recorded value with its step-numbered artifact names (logs/tool_step_0005_stdout.txt,
+ * diffs/step_0005.patch) moved by `shift`, for a replay whose steps start at another number.
+ */
+export function shiftSteps(value: unknown, shift: number): unknown {
+  if (shift === 0) return value;
+  if (typeof value === "string") {
+    return value.replace(/(?<=step_)\d{4,}/gu, (digits) => stepNumber(Number(digits) + shift));
+  }
+  if (Array.isArray(value)) return value.map((item) => shiftSteps(item, shift));
+  if (typeof value === "object" && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, shiftSteps(field, shift)]));
+  }
+  return value;
 }
 
 /** Replays a whole session on a fresh runtime and reports every divergence. */
