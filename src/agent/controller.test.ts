@@ -2,10 +2,11 @@ import { describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
 import { FIX_FAILING_TEST } from "../session/demos/scenarios.ts";
 import { parseSession } from "../session/format.ts";
+import type { RecordingState } from "../session/record.ts";
 import { replaySession } from "../session/replay.ts";
 import { loadSessionFromUrl } from "../session/share.ts";
 import { projectFiles } from "../test-support/project-files.ts";
-import { AgentController, type AgentUpdate } from "./controller.ts";
+import { AgentController, type AgentUpdate, type ConversationState } from "./controller.ts";
 import type { ProviderSettings } from "./provider.ts";
 import { type Script, scriptedFetch } from "./testing/scripted-model.ts";
 
@@ -146,5 +147,65 @@ describe("AgentController", () => {
     expect(controller.transcript).toEqual([]);
     expect(() => controller.session()).toThrow(/no conversation to save yet/u);
     expect(updates.at(-1)).toEqual({ type: "reset" });
+  });
+
+  it("keeps the conversation in its store as it grows, and a new controller goes on from it", async () => {
+    const runtime = await createEmbeddedRuntime({ files: STARTER });
+    const served = scriptedFetch("anthropic", [
+      ...FIX_FAILING_TEST.replies.slice(0, 2),
+      { text: "Paused here." },
+      ...FIX_FAILING_TEST.replies.slice(2),
+    ]);
+    const saved: { conversation: ConversationState | null; recordings: (RecordingState | null)[] } = {
+      conversation: null,
+      recordings: [],
+    };
+    const store = {
+      saveConversation: async (state: ConversationState) => {
+        saved.conversation = state;
+      },
+      saveRecording: async (recording: RecordingState | null) => {
+        saved.recordings.push(recording);
+      },
+    };
+    const invoked: string[] = [];
+    const invoke = (profile: string, call: { tool: string; params: Record<string, unknown> }) => {
+      invoked.push(call.tool);
+      return runtime.invoke(profile, call);
+    };
+    const first = new AgentController({ runtime, fetch: served.fetch, profile: "agentbench", store, invoke });
+    first.configure(SETTINGS);
+    await first.send(FIX_FAILING_TEST.task);
+    await first.saved();
+    expect(invoked).toEqual(["run", "read_file"]);
+    expect(saved.recordings).toHaveLength(1);
+    expect(saved.recordings[0]?.workspace.files).toEqual(STARTER);
+    expect(saved.conversation).toEqual(first.conversationState());
+    expect(JSON.stringify(saved)).not.toContain(KEY);
+
+    // As after a reload: a new controller over the same runtime, from what was saved.
+    const second = new AgentController({
+      runtime,
+      fetch: served.fetch,
+      profile: "baseagent",
+      store,
+      invoke,
+      restore: { conversation: saved.conversation!, recording: saved.recordings.at(-1)! },
+    });
+    expect(second.profile).toBe("agentbench");
+    expect(second.transcript).toEqual(first.transcript);
+    second.configure(SETTINGS);
+    const resumed = await second.send("Go on and fix it.");
+    expect(resumed.stopReason).toBe("done");
+    expect(invoked).toEqual(["run", "read_file", "apply_patch", "run"]);
+    const session = second.session();
+    expect(session.events.filter((event) => event.type === "tool_call_finished")).toHaveLength(4);
+    expect(session.meta.task).toBe(FIX_FAILING_TEST.task);
+    expect((await replaySession(session)).diverged).toBe(0);
+
+    second.newConversation();
+    await second.saved();
+    expect(saved.recordings.at(-1)).toBeNull();
+    expect(saved.conversation?.transcript).toEqual([]);
   });
 });

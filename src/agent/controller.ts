@@ -1,7 +1,8 @@
-import type { Runtime } from "../core/runtime.ts";
+import type { ToolCall } from "../core/profile.ts";
+import type { CallOutcome, Runtime } from "../core/runtime.ts";
 import { exportSession, type RedactedText } from "../session/export.ts";
 import type { SessionFile, SessionMeta } from "../session/format.ts";
-import { agentMeta, SessionRecorder } from "../session/record.ts";
+import { agentMeta, type RecordingState, SessionRecorder } from "../session/record.ts";
 import { type ShareResult, shareSession } from "../session/share.ts";
 import { createProvider } from "./create-provider.ts";
 import type { ProviderErrorKind } from "./errors.ts";
@@ -42,6 +43,20 @@ export type AgentUpdate =
   | { type: "finished"; summary: AgentRunSummary }
   | { type: "reset" };
 
+/** A conversation as plain data, to keep across reloads and worker restarts (never the key). */
+export interface ConversationState {
+  profile: string;
+  transcript: TranscriptEntry[];
+  firstTask?: string;
+  lastStopReason?: AgentStopReason;
+}
+
+/** Where a controller keeps its conversation; the recording (a workspace snapshot) is saved once per conversation. */
+export interface ConversationStore {
+  saveConversation(state: ConversationState): Promise<void>;
+  saveRecording(recording: RecordingState | null): Promise<void>;
+}
+
 export interface AgentControllerOptions {
   runtime: Runtime;
   /** The page's (or worker's) fetch; tests pass a scripted one. */
@@ -50,6 +65,13 @@ export interface AgentControllerOptions {
   profile: string;
   /** The sandbox backend, for sessions ("embedded" or "webcontainer"). */
   sandbox?: string;
+  /** How calls reach the runtime (the worker flushes its log after each); runtime.invoke by default. */
+  invoke?: (profile: string, call: ToolCall) => Promise<CallOutcome>;
+  /** Keeps the conversation as it grows; failures to save are reported to `onSaveError`, never thrown. */
+  store?: ConversationStore;
+  onSaveError?: (error: unknown) => void;
+  /** A conversation saved before a reload, with its recording, to go on with. */
+  restore?: { conversation: ConversationState; recording: RecordingState | null };
 }
 
 /**
@@ -61,12 +83,16 @@ export class AgentController {
   private readonly runtime: Runtime;
   private readonly fetch: FetchLike;
   private readonly sandbox: string;
+  private readonly invoke: AgentControllerOptions["invoke"];
+  private readonly store: ConversationStore | undefined;
+  private readonly onSaveError: (error: unknown) => void;
+  private saving: Promise<void> = Promise.resolve();
   private settings: ProviderSettings | null = null;
   private currentProfile: string;
   private conversation: TranscriptEntry[] = [];
   private recorder: SessionRecorder | null = null;
   private firstTask: string | undefined;
-  private lastResult: AgentResult | null = null;
+  private lastStopReason: AgentStopReason | undefined;
   private abort: AbortController | null = null;
   private currentStatus: AgentStatus = "idle";
   private readonly listeners = new Set<(update: AgentUpdate) => void>();
@@ -76,7 +102,34 @@ export class AgentController {
     this.fetch = options.fetch;
     this.sandbox = options.sandbox ?? "embedded";
     this.currentProfile = options.profile;
+    this.invoke = options.invoke;
+    this.store = options.store;
+    this.onSaveError = options.onSaveError ?? (() => undefined);
     this.runtime.profile(options.profile);
+    if (options.restore) {
+      const { conversation, recording } = options.restore;
+      this.runtime.profile(conversation.profile);
+      this.currentProfile = conversation.profile;
+      this.conversation = structuredClone(conversation.transcript);
+      this.firstTask = conversation.firstTask;
+      this.lastStopReason = conversation.lastStopReason;
+      this.recorder = recording ? SessionRecorder.resume(this.runtime, recording) : null;
+    }
+  }
+
+  /** The conversation as plain data (what the store keeps). */
+  conversationState(): ConversationState {
+    return {
+      profile: this.currentProfile,
+      transcript: structuredClone(this.conversation),
+      ...(this.firstTask !== undefined ? { firstTask: this.firstTask } : {}),
+      ...(this.lastStopReason !== undefined ? { lastStopReason: this.lastStopReason } : {}),
+    };
+  }
+
+  /** Resolves when everything handed to the store so far is saved. */
+  saved(): Promise<void> {
+    return this.saving;
   }
 
   /** Sets how to reach the model; the key stays in this object's memory only. Throws on bad settings. */
@@ -127,7 +180,8 @@ export class AgentController {
     this.conversation = [];
     this.recorder = null;
     this.firstTask = undefined;
-    this.lastResult = null;
+    this.lastStopReason = undefined;
+    this.save({ recording: true });
     this.emit({ type: "reset" });
   }
 
@@ -151,7 +205,7 @@ export class AgentController {
   /** The conversation so far as a session (initial workspace, events, transcript); never the key. */
   session(meta: Partial<SessionMeta> = {}): SessionFile {
     if (!this.recorder) throw new Error("There is no conversation to save yet: give the agent a task first.");
-    const result = this.lastResult;
+    const stopReason = this.lastStopReason;
     return this.recorder.finish({
       transcript: this.conversation,
       meta: {
@@ -160,7 +214,7 @@ export class AgentController {
         ...(this.settings
           ? {
               agent: agentMeta(this.settings, {
-                ...(result ? { stopReason: result.stopReason } : {}),
+                ...(stopReason ? { stopReason } : {}),
                 usage: this.usage,
               }),
             }
@@ -200,12 +254,14 @@ export class AgentController {
           sandbox: this.sandbox,
         });
         this.firstTask = task;
+        this.save({ recording: true });
       }
       const result = await runAgent({
         runtime: this.runtime,
         profile: this.currentProfile,
         provider: createProvider(settings, this.fetch),
         transcript: this.conversation,
+        ...(this.invoke ? { invoke: this.invoke } : {}),
         ...(task !== undefined ? { task } : {}),
         maxIterations: options.maxIterations ?? DEFAULT_MAX_ITERATIONS,
         signal: this.abort.signal,
@@ -215,13 +271,15 @@ export class AgentController {
           onToolCallStart: (call) => this.emit({ type: "tool_call_start", id: call.id, name: call.name }),
           onEntry: (entry) => {
             this.conversation.push(entry);
+            this.save({ recording: false });
             this.emit({ type: "entry", entry });
           },
         },
       });
       // The loop's transcript is the conversation the handlers built, entry by entry.
       this.conversation = result.transcript;
-      this.lastResult = result;
+      this.lastStopReason = result.stopReason;
+      this.save({ recording: false });
       const summary = summarize(result, this.usage);
       this.emit({ type: "finished", summary });
       return summary;
@@ -229,6 +287,20 @@ export class AgentController {
       this.abort = null;
       this.setStatus("idle");
     }
+  }
+
+  /** Hands the conversation (and, when it changed, the recording) to the store, one save after another. */
+  private save(what: { recording: boolean }): void {
+    const store = this.store;
+    if (!store) return;
+    const conversation = this.conversationState();
+    const recording = what.recording ? (this.recorder?.state() ?? null) : undefined;
+    this.saving = this.saving
+      .then(async () => {
+        if (recording !== undefined) await store.saveRecording(recording);
+        await store.saveConversation(conversation);
+      })
+      .catch((error: unknown) => this.onSaveError(error));
   }
 
   private requireIdle(): void {

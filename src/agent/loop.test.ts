@@ -145,6 +145,27 @@ describe.each(FORMATS)("agent loop (%s)", (format) => {
     expect(second.transcript.filter((entry) => entry.role === "system")).toHaveLength(1);
   });
 
+  it("answers a call an earlier run left without a result before asking the model again", async () => {
+    const { run, server } = await setup(format, [{ text: "I will check the workspace first." }]);
+    const result = await run({
+      task: undefined,
+      transcript: [
+        { role: "system", text: "sys" },
+        { role: "user", text: "Do it." },
+        {
+          role: "assistant",
+          text: "",
+          toolCalls: [{ id: "lost", name: "run", arguments: '{"command":"sleep 999"}' }],
+        },
+      ],
+    });
+    expect(result.stopReason).toBe("done");
+    expect(result.transcript[3]).toMatchObject({ role: "tool", callId: "lost", isError: true });
+    expect(toolResultsSent(format, server.requests[0]!)[0]).toMatch(
+      /No result: the run ended before this call's result was recorded/u,
+    );
+  });
+
   it("defaults the guard to 30 turns", async () => {
     const { run, server } = await setup(
       format,

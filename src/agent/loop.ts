@@ -1,5 +1,5 @@
 import { ToolFailure } from "../core/errors.ts";
-import type { Profile } from "../core/profile.ts";
+import type { Profile, ToolCall } from "../core/profile.ts";
 import type { CallOutcome, Runtime } from "../core/runtime.ts";
 import { isProviderError, ProviderError } from "./errors.ts";
 import { argumentsObject } from "./http.ts";
@@ -51,6 +51,8 @@ export interface AgentOptions {
   system?: string;
   /** Model turns allowed in this run; default 30. */
   maxIterations?: number;
+  /** How a call reaches the runtime; `runtime.invoke` by default (the worker adds its log flush). */
+  invoke?: (profile: string, call: ToolCall) => Promise<CallOutcome>;
   /** Stop: the current stream is cut, the current tool call finishes, later ones are not run. */
   signal?: AbortSignal;
   handlers?: AgentHandlers;
@@ -78,6 +80,8 @@ export function defaultSystemPrompt(profile: Profile): string {
 }
 
 const STOPPED_RESULT = "Not run: the person stopped the agent before this call.";
+const INTERRUPTED_RESULT =
+  "No result: the run ended before this call's result was recorded (it was stopped, or the page's worker restarted). Check the workspace before trying again.";
 
 /**
  * The agent loop: ask the model, run the tools it calls through the runtime (validation, guards,
@@ -88,6 +92,7 @@ const STOPPED_RESULT = "Not run: the person stopped the agent before this call."
  */
 export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const { runtime, provider, signal, handlers = {} } = options;
+  const invoke = options.invoke ?? ((name: string, call: ToolCall) => runtime.invoke(name, call));
   const profile = runtime.profile(options.profile);
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   const transcript: TranscriptEntry[] = [...(options.transcript ?? [])];
@@ -111,7 +116,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     },
   });
   // An earlier run that ended oddly may have left calls unanswered; providers refuse that.
-  for (const call of unansweredToolCalls(transcript)) append(notRunEntry(call, profile, STOPPED_RESULT));
+  for (const call of unansweredToolCalls(transcript)) append(notRunEntry(call, profile, INTERRUPTED_RESULT));
   if (options.task !== undefined) {
     append({
       role: "user",
@@ -210,7 +215,7 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
         append(notRunEntry(call, profile, STOPPED_RESULT));
         continue;
       }
-      append(await runToolCall(runtime, profile, call, handlers));
+      append(await runToolCall(runtime, profile, call, handlers, invoke));
     }
   }
 }
@@ -221,6 +226,7 @@ async function runToolCall(
   profile: Profile,
   call: TranscriptToolCall,
   handlers: AgentHandlers,
+  invoke: (profile: string, call: ToolCall) => Promise<CallOutcome>,
 ): Promise<ToolEntry> {
   const problem = malformedCall(runtime, profile, call);
   if (problem) {
@@ -232,7 +238,7 @@ async function runToolCall(
   }
   let outcome: CallOutcome;
   try {
-    outcome = await runtime.invoke(profile.name, {
+    outcome = await invoke(profile.name, {
       tool: call.name,
       params: argumentsObject(call.arguments)!,
     });

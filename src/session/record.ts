@@ -64,29 +64,28 @@ export function safeBaseUrl(url: string): string | undefined {
   }
 }
 
+/** What a recording needs to go on after a reload: kept beside the conversation it belongs to. */
+export interface RecordingState {
+  profile: string;
+  sandbox: string;
+  workspace: SerializedWorkspace;
+  /** ISO time recording began. */
+  startedAt: string;
+  /** The seq of the first event that belongs to the session (event numbers survive reloads). */
+  firstSeq: number;
+}
+
 /**
  * Records a session from a runtime: the workspace is captured when recording starts, and
  * `finish` takes every event emitted since.
  */
 export class SessionRecorder {
   readonly runtime: Runtime;
-  readonly profile: string;
-  readonly sandbox: string;
-  readonly workspace: SerializedWorkspace;
-  /** When recording began: the session's createdAt, however often it is built. */
-  readonly startedAt: Date;
-  private readonly firstEvent: number;
+  private readonly recording: RecordingState;
 
-  private constructor(
-    runtime: Runtime,
-    options: { profile: string; sandbox: string; workspace: SerializedWorkspace; startedAt: Date },
-  ) {
+  private constructor(runtime: Runtime, recording: RecordingState) {
     this.runtime = runtime;
-    this.profile = options.profile;
-    this.sandbox = options.sandbox;
-    this.workspace = options.workspace;
-    this.startedAt = options.startedAt;
-    this.firstEvent = runtime.events.all().length;
+    this.recording = recording;
   }
 
   /** Starts recording now: call it before the first call you want in the session. */
@@ -94,27 +93,52 @@ export class SessionRecorder {
     runtime: Runtime,
     options: { profile: string; sandbox?: string; now?: () => Date },
   ): Promise<SessionRecorder> {
-    const startedAt = options.now?.() ?? new Date();
+    const startedAt = (options.now?.() ?? new Date()).toISOString();
     const workspace = serializeWorkspace(await runtime.sandbox.snapshot());
+    const firstSeq = (runtime.events.all().at(-1)?.seq ?? 0) + 1;
     return new SessionRecorder(runtime, {
       profile: options.profile,
       sandbox: options.sandbox ?? "embedded",
       workspace,
       startedAt,
+      firstSeq,
     });
+  }
+
+  /** Goes on with a recording begun before a reload, on the runtime that resumed its log. */
+  static resume(runtime: Runtime, recording: RecordingState): SessionRecorder {
+    return new SessionRecorder(runtime, structuredClone(recording));
+  }
+
+  /** What to keep to resume this recording later. */
+  state(): RecordingState {
+    return structuredClone(this.recording);
+  }
+
+  get profile(): string {
+    return this.recording.profile;
+  }
+
+  get workspace(): SerializedWorkspace {
+    return this.recording.workspace;
+  }
+
+  /** When recording began: the session's createdAt, however often it is built. */
+  get startedAt(): Date {
+    return new Date(this.recording.startedAt);
   }
 
   /** The events recorded so far. */
   events(): ToolEvent[] {
-    return this.runtime.events.all().slice(this.firstEvent);
+    return this.runtime.events.all().filter((event) => event.seq >= this.recording.firstSeq);
   }
 
   /** The session as recorded so far; may be called again as the run goes on. */
   finish(options: { transcript?: readonly TranscriptEntry[]; meta: SessionParts["meta"] }): SessionFile {
     return buildSession({
-      profile: this.profile,
-      sandbox: this.sandbox,
-      workspace: this.workspace,
+      profile: this.recording.profile,
+      sandbox: this.recording.sandbox,
+      workspace: this.recording.workspace,
       events: this.events(),
       ...(options.transcript ? { transcript: options.transcript } : {}),
       meta: options.meta,
