@@ -133,8 +133,13 @@ describe("replay", () => {
 
     const plan = replayPlan(session);
     expect(plan.map((action) => action.kind)).toEqual(["call", "call", "restore", "call"]);
-    const report = await replaySession(session);
+    const replay = await SessionReplay.start(session);
+    const report = await replay.playAll();
     expect(report.summary).toBe("All 4 replayed steps matched the recording.");
+    // The replay's runtime keeps its own policy afterwards.
+    const agentbench = replay.runtime.profile("agentbench");
+    const run = agentbench.tools.find((tool) => tool.name === "run")!;
+    expect(replay.runtime.approvalMode(agentbench, run)).toBe("auto");
   });
 });
 

@@ -197,17 +197,25 @@ export class SessionReplay {
   }
 
   private async replayCall(action: Extract<ReplayAction, { kind: "call" }>): Promise<ReplayStepResult> {
-    // The recording's policy is not in the session, only what it decided: set it call by call.
+    // The recording's policy is not in the session, only what it decided: set it for this call, then put it back.
+    const spec = this.runtime.listProfiles().find((profile) => profile.name === action.profile);
+    const tool = spec?.tools.find((candidate) => candidate.name === action.tool);
+    const before = spec && tool ? this.runtime.approvalMode(spec, tool) : undefined;
     this.runtime.setApproval(
       action.profile,
       action.tool,
       this.approvals.get(action.requestId)?.mode ?? "auto",
     );
-    const outcome = await this.runtime.invoke(action.profile, {
-      tool: action.tool,
-      params: structuredClone(action.params),
-      request_id: action.requestId,
-    });
+    let outcome: CallOutcome;
+    try {
+      outcome = await this.runtime.invoke(action.profile, {
+        tool: action.tool,
+        params: structuredClone(action.params),
+        request_id: action.requestId,
+      });
+    } finally {
+      if (before !== undefined) this.runtime.setApproval(action.profile, action.tool, before);
+    }
     // A recording that began mid-run numbers its steps from there; this runtime may start elsewhere.
     if (this.stepShift === undefined && action.step !== undefined)
       this.stepShift = outcome.step - action.step;
