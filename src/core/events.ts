@@ -46,14 +46,16 @@ export class EventLog {
   private readonly events: ToolEvent[] = [];
   private readonly listeners = new Set<EventListener>();
 
-  constructor(session: string, clock: Clock = systemClock) {
+  /** `history`: events of an earlier run of this session (a reload); numbering continues after them. */
+  constructor(session: string, clock: Clock = systemClock, history: readonly ToolEvent[] = []) {
     this.session = session;
     this.clock = clock;
+    this.events.push(...history);
   }
 
   emit(type: EventType, fields: Omit<ToolEvent, "seq" | "ts" | "session" | "type"> = {}): ToolEvent {
     const event: ToolEvent = {
-      seq: this.events.length + 1,
+      seq: (this.events.at(-1)?.seq ?? 0) + 1,
       ts: this.clock.now().toISOString(),
       session: this.session,
       type,

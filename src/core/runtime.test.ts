@@ -376,6 +376,32 @@ describe("checkpoints", () => {
   });
 });
 
+describe("resuming a session", () => {
+  it("continues steps, event numbers and request ids after an earlier run, and can restore into it", async () => {
+    const first = await setup({ approver: async () => "allow", session: "s" });
+    await first.runtime.call("test", { tool: "write", params: { path: "a.txt", content: "v1" } });
+    await first.runtime.call("test", { tool: "write", params: { path: "a.txt", content: "v2" } });
+    const history = { events: [...first.runtime.events.all()], checkpoints: [...first.runtime.checkpoints] };
+
+    const second = new Runtime({
+      sandbox: first.sandbox,
+      profiles: [testProfile()],
+      session: "s",
+      approver: async () => "allow",
+      history,
+    });
+    const outcome = await second.invoke("test", { tool: "write", params: { path: "a.txt", content: "v3" } });
+    expect(outcome.step).toBe(3);
+    expect(outcome.requestId).not.toMatch(/^req-[12]$/u);
+    const seqs = second.events.all().map((event) => event.seq);
+    expect(seqs).toEqual(seqs.map((_, index) => index + 1));
+    expect(seqs.length).toBeGreaterThan(history.events.length);
+
+    await second.restoreBefore(2);
+    expect(await read(first.sandbox, "a.txt")).toBe("v1");
+  });
+});
+
 describe("dispose", () => {
   it("disposes the services calls created, after the calls already queued", async () => {
     const disposed: string[] = [];

@@ -63,6 +63,13 @@ export interface RuntimeOptions {
   persist?: () => Promise<void>;
   /** Extra time past a tool's deadline before the runtime itself gives up on it. */
   deadlineGraceMs?: number;
+  /** An earlier run of this session (after a reload): its log and checkpoints; steps continue after them. */
+  history?: RuntimeHistory;
+}
+
+export interface RuntimeHistory {
+  events: readonly ToolEvent[];
+  checkpoints: readonly Checkpoint[];
 }
 
 /** Everything about one finished call, for the UI and replay; `envelope` is what the dialect returns. */
@@ -109,7 +116,10 @@ export class Runtime {
     this.sandbox = options.sandbox;
     for (const profile of options.profiles) this.profiles.set(profile.name, profile);
     this.clock = options.clock ?? systemClock;
-    this.events = new EventLog(options.session ?? randomId(), this.clock);
+    this.events = new EventLog(options.session ?? randomId(), this.clock, options.history?.events);
+    this.checkpoints.push(...(options.history?.checkpoints ?? []));
+    this.step = lastStep(options.history);
+    this.nextRequest = this.step + 1;
     this.artifacts = options.artifacts ?? new MemoryArtifacts();
     this.approver = options.approver;
     this.approvalOverrides = structuredClone(options.approvalOverrides ?? {});
@@ -423,6 +433,17 @@ export class Runtime {
       controller.abort();
     }
   }
+}
+
+/** The highest step an earlier run used, from its checkpoints and its finished calls. */
+function lastStep(history: RuntimeHistory | undefined): number {
+  let step = 0;
+  for (const checkpoint of history?.checkpoints ?? []) step = Math.max(step, checkpoint.step);
+  for (const event of history?.events ?? []) {
+    const recorded = event.data?.step;
+    if (typeof recorded === "number") step = Math.max(step, recorded);
+  }
+  return step;
 }
 
 function formatSeconds(ms: number): string {

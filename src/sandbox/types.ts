@@ -51,6 +51,8 @@ export interface PtyOptions {
   env?: Record<string, string>;
   cols?: number;
   rows?: number;
+  /** Prompt an emulated shell prints before each command line (a person's terminal wants "$ "). */
+  prompt?: string;
 }
 
 export interface PtyRead {

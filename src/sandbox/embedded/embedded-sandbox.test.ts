@@ -6,6 +6,13 @@ import { isIncomplete } from "./shell-session.ts";
 describeSandboxContract("embedded", () => EmbeddedSandbox.create());
 
 describe("embedded sandbox specifics", () => {
+  it("prints the prompt a person's terminal asks for before each command line", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    const session = await sandbox.pty("bash", { prompt: "$ " });
+    await session.write("echo hi\n");
+    expect((await session.read({ yieldMs: 2000 })).output).toBe("$ echo hi\nhi\n$ ");
+  });
+
   it("reports a timeout whichever deadline stops the command first, just-bash's own or the sandbox's timer", async () => {
     const sandbox = await EmbeddedSandbox.create();
     // The two deadlines are equal, so which one wins varies from run to run; both must read as a timeout.

@@ -215,6 +215,7 @@ export class EmbeddedSandbox implements Sandbox {
       command,
       cwd: options.cwd ?? this.workspaceRoot,
       env: { ...this.baseEnv, ...options.env },
+      ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
       run: (script, run) =>
         this.runScript(script, {
           cwd: run.cwd,

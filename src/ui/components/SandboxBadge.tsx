@@ -1,0 +1,37 @@
+import { useAppState } from "../model.ts";
+import { BootPanel } from "./BootPanel.tsx";
+
+/** Which sandbox runs and why; for the embedded one, plainly what it cannot do. */
+export function SandboxBadge() {
+  const sandbox = useAppState((state) => state.sandbox);
+  const readyMs = useAppState((state) => state.readyMs);
+  if (!sandbox) return <span className="badge">Starting…</span>;
+  const embedded = sandbox.backend === "embedded";
+  return (
+    <details className="menu badge-menu">
+      <summary
+        className={`badge ${embedded ? "limited" : "full"}`}
+        data-testid="sandbox-badge"
+        data-backend={sandbox.backend}
+      >
+        {embedded
+          ? "Embedded sandbox — no native binaries, no npm install"
+          : "WebContainer — Node.js and npm"}
+      </summary>
+      <div className="menu-body wide">
+        {embedded ? (
+          <p data-testid="sandbox-limits">
+            Commands run in <strong>just-bash</strong>, a bash emulator inside this tab, on an in-memory copy
+            of the workspace. It has the usual Unix tools (ls, cat, grep, sed, awk, jq, find, diff…) but
+            cannot run native binaries: no node, python or compilers, and no <code>npm install</code> (there
+            is no package registry access). Why this one: {sandbox.reason}.
+          </p>
+        ) : (
+          <p>A WebContainer runs Node.js and npm in this tab. Why this one: {sandbox.reason}.</p>
+        )}
+        {readyMs !== null && <p>Ready {readyMs} ms after the page started.</p>}
+        <BootPanel />
+      </div>
+    </details>
+  );
+}

@@ -1,0 +1,30 @@
+import type { BackendChoice } from "../../worker/api.ts";
+import { getModel, useAppState } from "../model.ts";
+import { SandboxBadge } from "./SandboxBadge.tsx";
+import { WorkspaceMenu } from "./WorkspaceMenu.tsx";
+
+export function TopBar() {
+  const model = getModel();
+  const settings = useAppState((state) => state.settings);
+  return (
+    <header className="top-bar">
+      <h1>Toolroom</h1>
+      <WorkspaceMenu />
+      <SandboxBadge />
+      {settings && (
+        <label className="setting">
+          Sandbox
+          <select
+            value={settings.backend}
+            onChange={(event) => void model.setBackend(event.target.value as BackendChoice)}
+            data-testid="backend-setting"
+          >
+            <option value="auto">auto (WebContainer if it boots)</option>
+            <option value="embedded">embedded only</option>
+            <option value="webcontainer">WebContainer</option>
+          </select>
+        </label>
+      )}
+    </header>
+  );
+}

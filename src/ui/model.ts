@@ -1,0 +1,517 @@
+import { proxy } from "comlink";
+import { useSyncExternalStore } from "react";
+import type { ToolEvent } from "../core/events.ts";
+import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
+import { sandboxPort } from "../sandbox/port.ts";
+import type { SerializedWorkspace } from "../sandbox/snapshot.ts";
+import type { EntryType, SandboxCapabilities } from "../sandbox/types.ts";
+import { bootWebContainer } from "../sandbox/webcontainer/boot.ts";
+import type {
+  BackendChoice,
+  BootResult,
+  CallRequest,
+  FileContent,
+  FileDiff,
+  ProfileInfo,
+  Settings,
+  WorkspaceInfo,
+} from "../worker/api.ts";
+import { planBoot } from "./boot/boot-plan.ts";
+import { describeSupport, detectBrowserSupport, type SupportLine } from "./boot/browser-support.ts";
+import { seedFromStarter } from "./starters/index.ts";
+import type { WorkerHost } from "./worker-host.ts";
+
+export type Tone = "info" | "ok" | "warn" | "error";
+
+export interface BootStep {
+  ms: number;
+  text: string;
+  tone: Tone;
+}
+
+export interface SandboxStatus {
+  backend: "embedded" | "webcontainer";
+  /** Why this backend runs, in the person's words. */
+  reason: string;
+  capabilities: SandboxCapabilities;
+  choice: BackendChoice;
+}
+
+export interface Notice {
+  id: number;
+  tone: Tone;
+  text: string;
+  action?: { label: string; run: () => void };
+}
+
+export interface PendingApproval {
+  request: ApprovalRequest;
+  answer(decision: ApprovalDecision): void;
+}
+
+export interface OpenFile extends FileContent {
+  /** What the editor holds; differs from `text` while unsaved. */
+  draft: string | null;
+  /** The file changed in the workspace while the editor had unsaved edits. */
+  changedOnDisk: boolean;
+}
+
+export interface DiffView {
+  title: string;
+  path: string;
+  before: string;
+  after: string;
+  note?: string;
+}
+
+export interface AppState {
+  booting: boolean;
+  bootSteps: BootStep[];
+  support: SupportLine[];
+  waitingForWebContainer: number | null;
+  sandbox: SandboxStatus | null;
+  workspace: WorkspaceInfo | null;
+  workspaces: WorkspaceInfo[];
+  profiles: ProfileInfo[];
+  settings: Settings | null;
+  selectedPath: string | null;
+  openFile: OpenFile | null;
+  editorView: "file" | "diff";
+  diff: DiffView | null;
+  filesVersion: number;
+  eventsVersion: number;
+  /** Bumped when the worker or the workspace was replaced: terminals reopen, views reload. */
+  sessionVersion: number;
+  notices: Notice[];
+  approvals: PendingApproval[];
+  readyMs: number | null;
+}
+
+const initialState: AppState = {
+  booting: true,
+  bootSteps: [],
+  support: [],
+  waitingForWebContainer: null,
+  sandbox: null,
+  workspace: null,
+  workspaces: [],
+  profiles: [],
+  settings: null,
+  selectedPath: null,
+  openFile: null,
+  editorView: "file",
+  diff: null,
+  filesVersion: 0,
+  eventsVersion: 0,
+  sessionVersion: 0,
+  notices: [],
+  approvals: [],
+  readyMs: null,
+};
+
+/**
+ * The page's state and everything the person can do. Components read slices of `state` and call
+ * these methods; nothing here touches the runtime except through the worker API.
+ */
+export class AppModel {
+  state: AppState = initialState;
+  /** Every path of the workspace with its type; mutated in place, `filesVersion` says when. */
+  readonly files = new Map<string, EntryType>();
+  /** The event log; appended in place, `eventsVersion` says when. */
+  readonly events: ToolEvent[] = [];
+  private readonly listeners = new Set<() => void>();
+  private readonly started = performance.now();
+  private frame: number | undefined;
+  private pendingBump = { files: false, events: false };
+  private nextNotice = 1;
+  private seenSeq = new Set<string>();
+
+  constructor(readonly host: WorkerHost) {
+    host.onEvent((event) => this.receive(event));
+    host.onRestart(({ reason, boot }) => {
+      this.notify(
+        "warn",
+        `The worker was restarted: ${reason}. The workspace is back as it was after the last completed call.`,
+      );
+      void this.afterBoot(boot);
+    });
+  }
+
+  subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  };
+
+  private set(patch: Partial<AppState>): void {
+    this.state = { ...this.state, ...patch };
+    for (const listener of this.listeners) listener();
+  }
+
+  private step(text: string, tone: Tone = "info"): void {
+    const ms = Math.round(performance.now() - this.started);
+    this.set({ bootSteps: [...this.state.bootSteps, { ms, text, tone }] });
+  }
+
+  notify(tone: Tone, text: string, action?: Notice["action"]): void {
+    const notice: Notice = { id: this.nextNotice++, tone, text, ...(action ? { action } : {}) };
+    this.set({ notices: [...this.state.notices.slice(-4), notice] });
+  }
+
+  dismiss(id: number): void {
+    this.set({ notices: this.state.notices.filter((notice) => notice.id !== id) });
+  }
+
+  /** Boot: check the browser, pick a sandbox (trying a WebContainer with a deadline), load the workspace. */
+  async start(): Promise<void> {
+    try {
+      this.step("Checking what this browser offers");
+      const support = detectBrowserSupport();
+      this.set({ support: describeSupport(support) });
+      await this.host.setApprovalPrompt((request) => this.ask(request));
+      this.step("Tool worker started");
+      const settings = await this.host.api.settings.get();
+      this.set({ settings });
+      const plan = planBoot(settings.backend, support);
+      let port: ReturnType<typeof sandboxPort> | undefined;
+      let reason: string;
+      if (plan.tryWebContainer) {
+        this.step(
+          `Booting a WebContainer (giving it ${(settings.webcontainerTimeoutMs / 1000).toFixed(0)} s)`,
+        );
+        const result = await bootWebContainer({
+          timeoutMs: settings.webcontainerTimeoutMs,
+          onWaiting: (msLeft) => this.set({ waitingForWebContainer: msLeft }),
+        });
+        this.set({ waitingForWebContainer: null });
+        if (result.ok) {
+          port = proxy(sandboxPort(result.sandbox));
+          reason = `WebContainer booted in ${(result.ms / 1000).toFixed(1)} s`;
+          this.step(reason, "ok");
+        } else {
+          reason = result.reason;
+          this.step(`Falling back to the embedded sandbox: ${reason}`, "warn");
+        }
+      } else {
+        reason = plan.reason;
+        this.step(`Using the embedded sandbox: ${reason}`, settings.backend === "embedded" ? "info" : "warn");
+      }
+      this.step("Loading the workspace from this browser's storage");
+      const boot = await this.host.boot(
+        { sandbox: port ? "remote" : "embedded", firstWorkspace: seedFromStarter("node", "Node starter") },
+        port,
+      );
+      this.set({
+        sandbox: {
+          backend: boot.backend,
+          reason,
+          capabilities: boot.capabilities,
+          choice: settings.backend,
+        },
+      });
+      await this.afterBoot(boot);
+      const readyMs = Math.round(performance.now() - this.started);
+      this.step(
+        `Ready in ${readyMs} ms: ${boot.restored.files} files, ${boot.restored.events} log events restored`,
+        "ok",
+      );
+      this.set({ booting: false, readyMs });
+    } catch (error) {
+      this.step(
+        `Boot failed: ${message(error)}. Reload the page; if it fails again, clear this site's data (it resets the saved workspaces).`,
+        "error",
+      );
+    }
+  }
+
+  /** After any boot, restart or switch: reload everything the views show. */
+  private async afterBoot(boot: BootResult): Promise<void> {
+    const api = this.host.api;
+    const [files, events, workspaces, profiles, settings] = await Promise.all([
+      api.listFiles(),
+      api.events(),
+      api.workspaces.list(),
+      api.listProfiles(),
+      api.settings.get(),
+    ]);
+    this.files.clear();
+    for (const entry of files) this.files.set(entry.path, entry.type);
+    this.events.length = 0;
+    this.seenSeq.clear();
+    for (const event of events) this.pushEvent(event);
+    const keep = this.state.selectedPath && this.files.get(this.state.selectedPath) === "file";
+    this.set({
+      workspace: boot.workspace,
+      workspaces,
+      profiles,
+      settings,
+      filesVersion: this.state.filesVersion + 1,
+      eventsVersion: this.state.eventsVersion + 1,
+      sessionVersion: this.state.sessionVersion + 1,
+      approvals: [],
+      ...(keep ? {} : { selectedPath: null, openFile: null, diff: null, editorView: "file" as const }),
+    });
+    if (keep) await this.openPath(this.state.selectedPath!, { force: true });
+  }
+
+  private pushEvent(event: ToolEvent): boolean {
+    const key = `${event.session}:${event.seq}`;
+    if (this.seenSeq.has(key)) return false;
+    this.seenSeq.add(key);
+    this.events.push(event);
+    return true;
+  }
+
+  private receive(event: ToolEvent): void {
+    if (!this.pushEvent(event)) return;
+    this.pendingBump.events = true;
+    if (event.type === "file_changed") {
+      const data = event.data as { path: string; change: string; entry?: EntryType };
+      if (data.change === "deleted") {
+        this.files.delete(data.path);
+        for (const path of [...this.files.keys()])
+          if (path.startsWith(`${data.path}/`)) this.files.delete(path);
+      } else {
+        this.files.set(data.path, data.entry ?? "file");
+      }
+      this.pendingBump.files = true;
+      if (data.path === this.state.selectedPath) void this.refreshOpenFile();
+    }
+    this.scheduleBump();
+  }
+
+  /** Many events can arrive in one frame (a restore of 10,000 files): redraw once per frame. */
+  private scheduleBump(): void {
+    if (this.frame !== undefined) return;
+    const flush = () => {
+      this.frame = undefined;
+      const patch: Partial<AppState> = {};
+      if (this.pendingBump.files) patch.filesVersion = this.state.filesVersion + 1;
+      if (this.pendingBump.events) patch.eventsVersion = this.state.eventsVersion + 1;
+      this.pendingBump = { files: false, events: false };
+      this.set(patch);
+    };
+    this.frame =
+      typeof requestAnimationFrame === "function"
+        ? requestAnimationFrame(flush)
+        : (setTimeout(flush, 16) as unknown as number);
+  }
+
+  // --- files and the editor -------------------------------------------------------------------
+
+  async openPath(path: string, options: { force?: boolean } = {}): Promise<void> {
+    if (!options.force && path === this.state.selectedPath && this.state.openFile) return;
+    if (this.files.get(path) !== "file") {
+      this.set({ selectedPath: path });
+      return;
+    }
+    try {
+      const content = await this.host.api.readFile(path);
+      this.set({
+        selectedPath: path,
+        openFile: { ...content, draft: content.text, changedOnDisk: false },
+        editorView: "file",
+      });
+    } catch (error) {
+      this.notify(
+        "error",
+        `Could not open ${path}: ${message(error)}. It may have been deleted; pick another file.`,
+      );
+    }
+  }
+
+  selectPath(path: string): void {
+    if (this.files.get(path) === "file") void this.openPath(path);
+    else this.set({ selectedPath: path });
+  }
+
+  editDraft(text: string): void {
+    const open = this.state.openFile;
+    if (!open) return;
+    this.set({ openFile: { ...open, draft: text } });
+  }
+
+  private async refreshOpenFile(): Promise<void> {
+    const open = this.state.openFile;
+    const path = this.state.selectedPath;
+    if (!path) return;
+    if (this.files.get(path) !== "file") {
+      this.set({ openFile: null });
+      return;
+    }
+    if (open && open.draft !== open.text) {
+      this.set({ openFile: { ...open, changedOnDisk: true } });
+      return;
+    }
+    await this.openPath(path, { force: true });
+  }
+
+  /** Saves the editor's text as a runtime call (editor profile), so it is logged and undoable. */
+  async saveOpenFile(): Promise<CallOutcome | null> {
+    const open = this.state.openFile;
+    if (!open || open.draft === null) return null;
+    const outcome = await this.host.call("editor", {
+      tool: "write_file",
+      params: { path: open.path, content: open.draft },
+    });
+    if (outcome.status === "error") {
+      this.notify("error", `Saving ${open.path} failed: ${outcome.failure?.message ?? "unknown error"}`);
+      return outcome;
+    }
+    const current = this.state.openFile;
+    if (current?.path === open.path) {
+      this.set({ openFile: { ...current, text: open.draft, changedOnDisk: false, size: open.draft.length } });
+    }
+    return outcome;
+  }
+
+  async reloadOpenFile(): Promise<void> {
+    if (this.state.selectedPath) await this.openPath(this.state.selectedPath, { force: true });
+  }
+
+  /** File-tree actions, as editor-profile calls. */
+  async editFiles(tool: string, params: Record<string, unknown>, done: string): Promise<boolean> {
+    try {
+      const outcome = await this.host.call("editor", { tool, params });
+      if (outcome.status === "error") {
+        this.notify("error", `${outcome.failure?.message ?? "That did not work."}`);
+        return false;
+      }
+      this.notify("ok", done);
+      return true;
+    } catch (error) {
+      this.notify("error", message(error));
+      return false;
+    }
+  }
+
+  async showLastChange(path: string): Promise<void> {
+    const change = await this.host.api.checkpoints.lastChange(path);
+    if (!change) {
+      this.notify("info", `${path} has not been changed by any call yet; there is no diff to show.`);
+      return;
+    }
+    this.showDiff(change);
+  }
+
+  showDiff(change: FileDiff): void {
+    this.set({
+      diff: {
+        title: `${change.path} — step ${change.step} (${change.tool}, ${change.change})`,
+        path: change.path,
+        before: change.before ?? "",
+        after: change.after ?? "",
+        ...(change.binary ? { note: "Binary content is not shown." } : {}),
+      },
+      editorView: "diff",
+      selectedPath: change.path,
+    });
+    if (this.files.get(change.path) === "file" && this.state.openFile?.path !== change.path) {
+      void this.openPath(change.path, { force: true }).then(() => this.set({ editorView: "diff" }));
+    }
+  }
+
+  setEditorView(view: "file" | "diff"): void {
+    this.set({ editorView: view });
+  }
+
+  // --- calls, approvals, checkpoints ------------------------------------------------------------
+
+  run(profile: string, request: CallRequest): Promise<CallOutcome> {
+    return this.host.call(profile, request);
+  }
+
+  private ask(request: ApprovalRequest): Promise<ApprovalDecision> {
+    return new Promise((resolve) => {
+      const pending: PendingApproval = {
+        request,
+        answer: (decision) => {
+          this.set({ approvals: this.state.approvals.filter((item) => item !== pending) });
+          resolve(decision);
+        },
+      };
+      this.set({ approvals: [...this.state.approvals, pending] });
+    });
+  }
+
+  async restoreBefore(step: number): Promise<void> {
+    try {
+      const restore = await this.host.api.checkpoints.restoreBefore(step);
+      this.notify("ok", `Workspace restored to just before step ${step} (${restore.files.length} paths).`, {
+        label: "Undo",
+        run: () => void this.restoreBefore(restore.step),
+      });
+    } catch (error) {
+      this.notify("error", `Could not restore: ${message(error)}`);
+    }
+  }
+
+  // --- workspaces and settings ---------------------------------------------------------------------
+
+  async createWorkspace(name: string, origin: string, files: SerializedWorkspace): Promise<void> {
+    try {
+      const created = await this.host.api.workspaces.create({ name, origin, files });
+      await this.switchWorkspace(created.id);
+      this.notify("ok", `Workspace "${name}" created.`);
+    } catch (error) {
+      this.notify(
+        "error",
+        `Could not create the workspace: ${message(error)}. Storage may be full; delete an old workspace.`,
+      );
+    }
+  }
+
+  async switchWorkspace(id: string): Promise<void> {
+    try {
+      const boot = await this.host.api.workspaces.switch(id);
+      await this.afterBoot(boot);
+    } catch (error) {
+      this.notify("error", `Could not open that workspace: ${message(error)}`);
+    }
+  }
+
+  async renameWorkspace(id: string, name: string): Promise<void> {
+    try {
+      const renamed = await this.host.api.workspaces.rename(id, name);
+      const workspaces = await this.host.api.workspaces.list();
+      this.set({ workspaces, ...(this.state.workspace?.id === id ? { workspace: renamed } : {}) });
+    } catch (error) {
+      this.notify("error", message(error));
+    }
+  }
+
+  async deleteWorkspace(id: string): Promise<void> {
+    const reopened = await this.host.api.workspaces.delete(id);
+    if (reopened) await this.afterBoot(reopened);
+    else this.set({ workspaces: await this.host.api.workspaces.list() });
+  }
+
+  async setBackend(backend: BackendChoice): Promise<void> {
+    const settings = await this.host.api.settings.set({ backend });
+    this.set({ settings });
+    this.notify("info", `Sandbox set to "${backend}". It takes effect on the next reload.`, {
+      label: "Reload now",
+      run: () => location.reload(),
+    });
+  }
+}
+
+export function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+let model: AppModel | undefined;
+
+export function setModel(next: AppModel): void {
+  model = next;
+}
+
+export function getModel(): AppModel {
+  if (!model) throw new Error("The app model is not set up.");
+  return model;
+}
+
+/** Reads a slice of the state and re-renders when it changes. */
+export function useAppState<T>(select: (state: AppState) => T): T {
+  const current = getModel();
+  return useSyncExternalStore(current.subscribe, () => select(current.state));
+}

@@ -1,0 +1,227 @@
+import "fake-indexeddb/auto";
+import { unzipSync } from "fflate";
+import { describe, expect, it } from "vitest";
+import type { ToolEvent } from "../core/events.ts";
+import type { ApprovalRequest } from "../core/runtime.ts";
+import { type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
+import { WorkspaceStore } from "./store.ts";
+
+let databases = 0;
+const seed = {
+  name: "Starter",
+  origin: "test",
+  files: { files: { "README.md": "# hello\n", "src/app.js": "console.log(1);\n" } },
+};
+const embedded: BootOptions = { sandbox: "embedded", firstWorkspace: seed };
+
+/** A fresh database, and a way to "reload the page": a second API instance on the same database. */
+async function setup(): Promise<{ api: WorkerApi; reload: () => Promise<WorkerApi>; database: string }> {
+  const database = `toolroom-test-${++databases}`;
+  const api = createWorkerApi({ database });
+  await api.boot(embedded);
+  return {
+    api,
+    database,
+    reload: async () => {
+      const next = createWorkerApi({ database });
+      await next.boot(embedded);
+      return next;
+    },
+  };
+}
+
+const text = (value: Uint8Array) => new TextDecoder().decode(value);
+
+describe("worker API", () => {
+  it("boots the first workspace from its seed and lists the published profiles and their tools", async () => {
+    const { api } = await setup();
+    const files = await api.listFiles();
+    expect(files).toEqual([
+      { path: "README.md", type: "file" },
+      { path: "src", type: "directory" },
+      { path: "src/app.js", type: "file" },
+    ]);
+    const profiles = await api.listProfiles();
+    expect(profiles.find((profile) => profile.name === "agentbench")?.internal).toBe(false);
+    expect(profiles.find((profile) => profile.name === "editor")?.internal).toBe(true);
+    const tools = await api.listTools("agentbench");
+    expect(tools.map((tool) => tool.name)).toContain("run");
+    expect(tools.find((tool) => tool.name === "run")).toMatchObject({ kind: "command", approval: "auto" });
+  });
+
+  it("stores a mutating call before acknowledging it, and a reload brings back files, log and checkpoints", async () => {
+    const { api, reload, database } = await setup();
+    const outcome = await api.call("agentbench", {
+      tool: "run",
+      params: { command: "echo changed > README.md" },
+      request_id: "r1",
+    });
+    expect(outcome.status).toBe("success");
+    expect(outcome.envelope).toMatchObject({
+      request_id: "r1",
+      tool: "run",
+      status: "success",
+      exit_code: 0,
+    });
+
+    // Read the store directly, right after the acknowledgement.
+    const store = await WorkspaceStore.open(database);
+    const [workspace] = await store.listWorkspaces();
+    const stored = (await store.loadFiles(workspace!.id)).find((entry) => entry.path === "README.md");
+    expect(stored?.type === "file" && text(stored.data)).toBe("changed\n");
+    store.close();
+
+    const again = await reload();
+    expect((await again.readFile("README.md")).text).toBe("changed\n");
+    const events = await again.events();
+    expect(events.map((event) => event.type)).toContain("tool_call_finished");
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
+    const checkpoints = await again.checkpoints.list();
+    expect(checkpoints.map((checkpoint) => checkpoint.tool)).toEqual(["run"]);
+
+    await again.checkpoints.restoreBefore(checkpoints[0]!.step);
+    expect((await again.readFile("README.md")).text).toBe("# hello\n");
+    const artifacts = await again.artifacts.list();
+    expect(artifacts).toContain(`logs/tool_step_0001_stdout.txt`);
+  });
+
+  it("saves from the editor as a logged editor call, with the last change as a diff", async () => {
+    const { api } = await setup();
+    const seen: ToolEvent[] = [];
+    await api.subscribe((event) => seen.push(event));
+    const outcome = await api.writeFile("src/app.js", "console.log(2);\n");
+    expect(outcome.envelope).toMatchObject({ ok: true, tool: "write_file" });
+    expect(seen.map((event) => event.type)).toEqual([
+      "tool_call_started",
+      "file_changed",
+      "tool_call_finished",
+    ]);
+    expect(seen[0]).toMatchObject({ tool: "write_file", params: { path: "src/app.js" } });
+    const diff = await api.checkpoints.lastChange("src/app.js");
+    expect(diff).toMatchObject({
+      before: "console.log(1);\n",
+      after: "console.log(2);\n",
+      change: "modified",
+    });
+  });
+
+  it("asks the person for calls whose approval is 'ask', and remembers 'always for this tool'", async () => {
+    const { api, reload } = await setup();
+    await api.approvals.set("agentbench", "run", "ask");
+    const asked: ApprovalRequest[] = [];
+    let answer: "deny" | "allow_always" = "deny";
+    await api.approvals.setPrompt(async (request) => {
+      asked.push(request);
+      return answer;
+    });
+    const denied = await api.call("agentbench", { tool: "run", params: { command: "echo x > a.txt" } });
+    expect(denied.status).toBe("error");
+    expect(denied.envelope).toMatchObject({ error: { error_type: "approval_denied" } });
+    expect(asked).toHaveLength(1);
+    answer = "allow_always";
+    expect((await api.call("agentbench", { tool: "run", params: { command: "true" } })).status).toBe(
+      "success",
+    );
+    expect((await api.call("agentbench", { tool: "run", params: { command: "true" } })).status).toBe(
+      "success",
+    );
+    expect(asked).toHaveLength(2);
+
+    const again = await reload();
+    expect((await again.listTools("agentbench")).find((tool) => tool.name === "run")?.approval).toBe("auto");
+  });
+
+  it("records a call the watchdog cut off with the dialect's timeout envelope, and keeps earlier work", async () => {
+    const { api, database } = await setup();
+    await api.call("agentbench", { tool: "run", params: { command: "echo kept > kept.txt" } });
+    const restarted = createWorkerApi({ database });
+    const result = await restarted.boot({
+      ...embedded,
+      interrupted: {
+        profile: "agentbench",
+        request: {
+          tool: "run",
+          params: { command: "awk 'BEGIN{while(1){}}'", timeout_sec: 1 },
+          request_id: "loop",
+        },
+        deadlineMs: 1000,
+        startedAt: new Date(Date.now() - 3000).toISOString(),
+      },
+    });
+    expect(result.interrupted?.envelope).toMatchObject({
+      request_id: "loop",
+      tool: "run",
+      status: "error",
+      error: { error_type: "timeout" },
+    });
+    expect((await restarted.readFile("kept.txt")).text).toBe("kept\n");
+    const events = await restarted.events();
+    const finished = events.filter((event) => event.request_id === "loop");
+    expect(finished.map((event) => event.type)).toEqual(["tool_call_started", "tool_call_finished"]);
+    // The next call gets a step of its own, after the one the cut-off call had.
+    const next = await restarted.call("agentbench", { tool: "run", params: { command: "true" } });
+    expect(next.step).toBeGreaterThan(result.interrupted!.step);
+  });
+
+  it("logs and stores what a person's terminal command changes", async () => {
+    const { api, reload } = await setup();
+    const id = await api.terminal.open({ cols: 80, rows: 24 });
+    await api.terminal.write(id, "echo typed > typed.txt\n");
+    let output = "";
+    for (let i = 0; i < 20 && !output.includes("$ "); i++)
+      output += (await api.terminal.read(id, 500)).output;
+    expect(output).toContain("echo typed > typed.txt");
+    // A quiet read after the command's output is when changes are looked for.
+    await api.terminal.read(id, 10);
+    await waitFor(async () => (await api.events()).some((event) => event.tool === "terminal"));
+    const change = (await api.events()).find((event) => event.tool === "terminal");
+    expect(change).toMatchObject({ type: "file_changed", data: { path: "typed.txt", change: "created" } });
+    const again = await reload();
+    expect((await again.readFile("typed.txt")).text).toBe("typed\n");
+  });
+
+  it("keeps several named workspaces: create, switch, rename, delete, export as zip", async () => {
+    const { api, reload } = await setup();
+    const second = await api.workspaces.create({
+      name: "Python",
+      origin: "python",
+      files: { files: { "main.py": "print('hi')\n" }, directories: ["empty"] },
+    });
+    const switched = await api.workspaces.switch(second.id);
+    expect(switched.workspace).toMatchObject({ name: "Python", current: true });
+    expect((await api.listFiles()).map((entry) => entry.path)).toEqual(["empty", "main.py"]);
+    await api.workspaces.rename(second.id, "Snake");
+
+    const zip = unzipSync(await api.workspaces.exportZip());
+    expect(Object.keys(zip).sort()).toEqual(["empty/", "main.py"]);
+    expect(text(zip["main.py"]!)).toBe("print('hi')\n");
+
+    const again = await reload();
+    const listed = await again.workspaces.list();
+    expect(listed.map((workspace) => [workspace.name, workspace.current])).toEqual([
+      ["Starter", false],
+      ["Snake", true],
+    ]);
+    const reopened = await again.workspaces.delete(second.id);
+    expect(reopened?.workspace.name).toBe("Starter");
+    expect((await again.workspaces.list()).map((workspace) => workspace.name)).toEqual(["Starter"]);
+  });
+
+  it("replaces the workspace from a snapshot and logs each changed path", async () => {
+    const { api, reload } = await setup();
+    const snapshot = await api.snapshot();
+    await api.call("agentbench", { tool: "run", params: { command: "rm README.md; echo n > new.txt" } });
+    const changed = await api.restore(snapshot);
+    expect(changed).toBe(2);
+    const again = await reload();
+    expect((await again.listFiles()).map((entry) => entry.path)).toEqual(["README.md", "src", "src/app.js"]);
+  });
+});
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  const started = Date.now();
+  while (!(await check())) {
+    if (Date.now() - started > timeoutMs) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

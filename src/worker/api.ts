@@ -1,0 +1,417 @@
+import { type ProxyMarked, proxy, type Remote } from "comlink";
+import type { ToolEvent } from "../core/events.ts";
+import type { ApprovalMode, Profile } from "../core/profile.ts";
+import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
+import { PROFILES } from "../profiles/index.ts";
+import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
+import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
+import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
+import type { PtyRead, Sandbox } from "../sandbox/types.ts";
+import { EDITOR_PROFILE, editorProfile } from "./editor-profile.ts";
+import { type WorkspaceMeta, WorkspaceStore } from "./store.ts";
+import {
+  type BootResult,
+  type CallRequest,
+  type CheckpointInfo,
+  DEFAULT_SETTINGS,
+  type FileContent,
+  type FileDiff,
+  type FileEntry,
+  type InterruptedCall,
+  type ProfileInfo,
+  type Settings,
+  type TerminalOptions,
+  type ToolInfo,
+  type WatchNotice,
+  type WorkspaceInfo,
+  type WorkspaceSeed,
+} from "./types.ts";
+import { WorkspaceSession } from "./workspace-session.ts";
+import { zipWorkspace } from "./zip.ts";
+
+export type * from "./types.ts";
+
+/**
+ * A group of methods reached by path over comlink (`api.checkpoints.list()`). Marked as a proxy so
+ * that comlink's Remote type maps it to remote methods rather than a promised plain object.
+ */
+export type Namespace<T> = T & ProxyMarked;
+
+export interface BootOptions {
+  /** "embedded": a just-bash sandbox in this worker; "remote": the sandbox behind boot's `port` (a WebContainer). */
+  sandbox: "embedded" | "remote";
+  /** The first workspace, created when the store has none. */
+  firstWorkspace: WorkspaceSeed;
+  /** Set when the watchdog restarted this worker: the call it cut off, to record with a timeout envelope. */
+  interrupted?: InterruptedCall;
+}
+
+/**
+ * The one object the UI talks to, through comlink. Everything the page does to the workspace goes
+ * through here; the runtime, the sandbox and the store stay inside the worker.
+ */
+export interface WorkerApi {
+  /** `port` (a comlink proxy, so a top-level argument) reaches a sandbox on the main thread. */
+  boot(options: BootOptions, port?: Remote<SandboxPort>): Promise<BootResult>;
+  /** A no-op round trip: what the watchdog and the bench measure. */
+  ping(): Promise<number>;
+
+  listProfiles(): Promise<ProfileInfo[]>;
+  listTools(profile: string): Promise<ToolInfo[]>;
+  call(profile: string, request: CallRequest): Promise<CallOutcome>;
+
+  subscribe(listener: (event: ToolEvent) => void): Promise<number>;
+  unsubscribe(token: number): Promise<void>;
+  /** The whole log of the open workspace (its earlier sessions included). */
+  events(): Promise<ToolEvent[]>;
+  eventsJsonl(): Promise<string>;
+  /** The main thread's watchdog learns here when a call starts running, waits for approval, ends. */
+  watch(listener: (notice: WatchNotice) => void): Promise<void>;
+
+  snapshot(): Promise<SerializedWorkspace>;
+  /** Replaces the open workspace's files; every changed path is logged and stored. */
+  restore(files: SerializedWorkspace): Promise<number>;
+
+  listFiles(): Promise<FileEntry[]>;
+  readFile(path: string): Promise<FileContent>;
+  /** A save from the editor: a runtime call of the internal editor profile, logged like any other. */
+  writeFile(path: string, content: string): Promise<CallOutcome>;
+  /** A file-tree action (create_folder, delete_path, rename_path) through the same profile. */
+  editFiles(tool: string, params: Record<string, unknown>): Promise<CallOutcome>;
+
+  approvals: Namespace<{
+    /** The worker asks the person through this callback; without one, asked-for calls are denied. */
+    setPrompt(prompt: (request: ApprovalRequest) => Promise<ApprovalDecision>): Promise<void>;
+    set(profile: string, tool: string, mode: ApprovalMode | "default"): Promise<void>;
+    list(): Promise<Settings["approvals"]>;
+  }>;
+
+  checkpoints: Namespace<{
+    list(): Promise<CheckpointInfo[]>;
+    /** Puts the workspace back as it was just before `step`; itself a checkpoint, so it can be undone. */
+    restoreBefore(step: number): Promise<CheckpointInfo>;
+    diff(step: number): Promise<FileDiff[]>;
+    lastChange(path: string): Promise<FileDiff | null>;
+  }>;
+
+  artifacts: Namespace<{
+    list(): Promise<string[]>;
+    get(path: string): Promise<Uint8Array>;
+  }>;
+
+  terminal: Namespace<{
+    /** Opens a shell; with `onOutput`, output is pushed as it comes, otherwise pull it with read(). */
+    open(options: TerminalOptions, onOutput?: (chunk: string) => void): Promise<string>;
+    write(id: string, data: string): Promise<void>;
+    read(id: string, yieldMs?: number): Promise<PtyRead>;
+    resize(id: string, cols: number, rows: number): Promise<void>;
+    kill(id: string): Promise<void>;
+  }>;
+
+  workspaces: Namespace<{
+    list(): Promise<WorkspaceInfo[]>;
+    create(seed: WorkspaceSeed): Promise<WorkspaceInfo>;
+    /** Closes the open workspace and opens another; the UI reloads its views after. */
+    switch(id: string): Promise<BootResult>;
+    rename(id: string, name: string): Promise<WorkspaceInfo>;
+    /** Deletes a workspace; deleting the open one opens another (or a new empty one). */
+    delete(id: string): Promise<BootResult | null>;
+    exportZip(id?: string): Promise<Uint8Array>;
+  }>;
+
+  settings: Namespace<{
+    get(): Promise<Settings>;
+    set(patch: Partial<Omit<Settings, "approvals">>): Promise<Settings>;
+  }>;
+}
+
+const ALL_PROFILES: Profile[] = [...PROFILES, editorProfile];
+
+/** Builds the API object the worker exposes (tests call it directly, without a worker). */
+export function createWorkerApi(options: { database?: string } = {}): WorkerApi {
+  let store: WorkspaceStore | undefined;
+  let settingsLoaded = false;
+  let session: WorkspaceSession | undefined;
+  let remotePort: Remote<SandboxPort> | undefined;
+  let remote: RemoteSandbox | undefined;
+  let settings: Settings = { ...DEFAULT_SETTINGS };
+  const listeners = new Map<number, (event: ToolEvent) => void>();
+  let nextListener = 1;
+  let watcher: ((notice: WatchNotice) => void) | undefined;
+  let prompt: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | undefined;
+
+  const requireStore = (): WorkspaceStore => {
+    if (!store) throw new Error("The worker has not booted yet; call boot() first.");
+    return store;
+  };
+  /** Settings are read before boot (they pick the sandbox), so the store opens on first need. */
+  const openStore = async (): Promise<WorkspaceStore> => {
+    store ??= await WorkspaceStore.open(options.database);
+    if (!settingsLoaded) {
+      settings = { ...DEFAULT_SETTINGS, ...(await store.getSetting<Settings>("settings")) };
+      settingsLoaded = true;
+    }
+    return store;
+  };
+  const current = (): WorkspaceSession => {
+    if (!session) throw new Error("No workspace is open yet; call boot() first.");
+    return session;
+  };
+  const saveSettings = async (next: Settings): Promise<Settings> => {
+    settings = next;
+    await requireStore().setSetting("settings", settings);
+    return settings;
+  };
+  const info = (meta: WorkspaceMeta): WorkspaceInfo => ({
+    id: meta.id,
+    name: meta.name,
+    origin: meta.origin,
+    createdAt: meta.createdAt,
+    updatedAt: meta.updatedAt,
+    current: meta.id === session?.meta.id,
+  });
+  const newSandbox = async (): Promise<Sandbox> => {
+    if (remotePort) {
+      remote ??= await RemoteSandbox.connect(remotePort);
+      return remote;
+    }
+    return EmbeddedSandbox.create();
+  };
+
+  const open = async (meta: WorkspaceMeta, interrupted?: InterruptedCall): Promise<BootResult> => {
+    const started = performance.now();
+    const previous = session;
+    session = undefined;
+    if (previous) {
+      await previous.close();
+      if (previous.sandbox.kind === "embedded") await previous.sandbox.dispose();
+    }
+    const sandbox = await newSandbox();
+    session = await WorkspaceSession.open({
+      store: requireStore(),
+      meta,
+      sandbox,
+      profiles: ALL_PROFILES,
+      approvals: settings.approvals,
+      ...(interrupted ? { interrupted } : {}),
+      hooks: {
+        onEvent: (event) => {
+          for (const listener of listeners.values())
+            void Promise.resolve(listener(event)).catch(() => undefined);
+        },
+        onWatch: (notice) => void Promise.resolve(watcher?.(notice)).catch(() => undefined),
+        askApproval: (request) => prompt?.(request),
+        onAlwaysAllow: (profile, tool) => {
+          const approvals = {
+            ...settings.approvals,
+            [profile]: { ...settings.approvals[profile], [tool]: "auto" as ApprovalMode },
+          };
+          void saveSettings({ ...settings, approvals }).catch(() => undefined);
+        },
+      },
+    });
+    await requireStore().setSetting("currentWorkspace", meta.id);
+    return {
+      backend: sandbox.kind,
+      capabilities: sandbox.capabilities,
+      workspaceRoot: sandbox.workspaceRoot,
+      workspace: info(meta),
+      restored: session.restored,
+      ...(session.interrupted ? { interrupted: session.interrupted } : {}),
+      bootMs: Math.round(performance.now() - started),
+    };
+  };
+
+  const create = async (seed: WorkspaceSeed): Promise<WorkspaceMeta> => {
+    const now = new Date().toISOString();
+    const meta: WorkspaceMeta = {
+      id: randomId(),
+      name: seed.name,
+      session: randomId(),
+      origin: seed.origin,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await requireStore().createWorkspace(meta, deserializeWorkspace(seed.files).entries);
+    return meta;
+  };
+
+  const api: WorkerApi = {
+    async boot(options, port) {
+      if (session) {
+        await session.close();
+        session = undefined;
+      }
+      const store = await openStore();
+      if (options.sandbox === "remote" && !port) throw new Error("A remote sandbox needs its port.");
+      remotePort = options.sandbox === "remote" ? port : undefined;
+      remote = undefined;
+      const workspaces = await store.listWorkspaces();
+      const wanted = await store.getSetting<string>("currentWorkspace");
+      const meta =
+        workspaces.find((candidate) => candidate.id === wanted) ??
+        workspaces[0] ??
+        (await create(options.firstWorkspace));
+      return open(meta, options.interrupted);
+    },
+
+    async ping() {
+      return 1;
+    },
+
+    async listProfiles() {
+      return ALL_PROFILES.map((profile) => ({
+        name: profile.name,
+        title: profile.title,
+        description: profile.description,
+        spec: profile.spec,
+        internal: profile.name === EDITOR_PROFILE,
+        approval: { ...profile.approval },
+      }));
+    },
+
+    async listTools(profileName) {
+      const runtime = current().runtime;
+      const profile = runtime.profile(profileName);
+      return profile.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        kind: tool.kind,
+        approval: runtime.approvalMode(profile, tool),
+      }));
+    },
+
+    call: (profile, request) => current().call(profile, request),
+
+    async subscribe(listener) {
+      const token = nextListener++;
+      listeners.set(token, listener);
+      return token;
+    },
+    async unsubscribe(token) {
+      listeners.delete(token);
+    },
+    async events() {
+      return current().events();
+    },
+    async eventsJsonl() {
+      return current().runtime.events.toJsonl();
+    },
+    async watch(listener) {
+      watcher = listener;
+    },
+
+    async snapshot() {
+      return serializeWorkspace(await current().sandbox.snapshot());
+    },
+    restore: (files) => current().replaceFiles(files),
+
+    listFiles: () => current().listFiles(),
+    readFile: (path) => current().readFile(path),
+    writeFile: (path, content) =>
+      current().call(EDITOR_PROFILE, { tool: "write_file", params: { path, content } }),
+    editFiles: (tool, params) => current().call(EDITOR_PROFILE, { tool, params }),
+
+    approvals: proxy({
+      async setPrompt(next) {
+        prompt = next;
+      },
+      async set(profileName, tool, mode) {
+        const runtime = current().runtime;
+        const profile = runtime.profile(profileName);
+        const spec = profile.tools.find((candidate) => candidate.name === tool);
+        if (!spec) throw new Error(`${profileName} has no tool ${tool}.`);
+        const forProfile = { ...settings.approvals[profileName] };
+        if (mode === "default") delete forProfile[tool];
+        else forProfile[tool] = mode;
+        const fallback = spec.kind === "command" ? profile.approval.command : profile.approval.write;
+        runtime.setApproval(profileName, tool, mode === "default" ? fallback : mode);
+        await saveSettings({ ...settings, approvals: { ...settings.approvals, [profileName]: forProfile } });
+      },
+      async list() {
+        return settings.approvals;
+      },
+    }),
+
+    checkpoints: proxy({
+      list: async () => current().checkpoints(),
+      restoreBefore: (step) => current().restoreBefore(step),
+      diff: async (step) => current().diff(step),
+      lastChange: async (path) => current().lastChange(path),
+    }),
+
+    artifacts: proxy({
+      list: async () => current().listArtifacts(),
+      get: async (path) => current().getArtifact(path),
+    }),
+
+    terminal: proxy({
+      open: (options, onOutput) => current().openTerminal(options, onOutput),
+      write: (id, data) => current().terminal(id).write(data),
+      read: (id, yieldMs) => current().terminal(id).read(yieldMs),
+      resize: (id, cols, rows) => current().terminal(id).resize(cols, rows),
+      kill: (id) => current().closeTerminal(id),
+    }),
+
+    workspaces: proxy({
+      async list() {
+        return (await requireStore().listWorkspaces()).map(info);
+      },
+      async create(seed) {
+        return info(await create(seed));
+      },
+      async switch(id) {
+        const meta = await requireStore().getWorkspace(id);
+        if (!meta) throw new Error(`No workspace with id ${id}; it may have been deleted in another tab.`);
+        return open(meta);
+      },
+      async rename(id, name) {
+        const trimmed = name.trim();
+        if (trimmed === "") throw new Error("A workspace needs a name.");
+        const meta = await requireStore().renameWorkspace(id, trimmed);
+        if (session?.meta.id === id) Object.assign(session.meta, { name: trimmed });
+        return info(meta);
+      },
+      async delete(id) {
+        const db = requireStore();
+        const wasOpen = session?.meta.id === id;
+        if (wasOpen) {
+          await session!.close();
+          session = undefined;
+        }
+        await db.deleteWorkspace(id);
+        if (!wasOpen) return null;
+        const next =
+          (await db.listWorkspaces())[0] ??
+          (await create({ name: "Empty", origin: "empty", files: { files: {} } }));
+        return open(next);
+      },
+      async exportZip(id) {
+        if (id === undefined || id === session?.meta.id) {
+          return zipWorkspace((await current().sandbox.snapshot()).entries);
+        }
+        return zipWorkspace(await requireStore().loadFiles(id));
+      },
+    }),
+
+    settings: proxy({
+      async get() {
+        await openStore();
+        return settings;
+      },
+      async set(patch) {
+        await openStore();
+        const { approvals: _ignored, ...rest } = patch as Partial<Settings>;
+        return saveSettings({ ...settings, ...rest });
+      },
+    }),
+  };
+  return api;
+}
+
+function randomId(): string {
+  const bytes = new Uint8Array(8);
+  crypto.getRandomValues(bytes);
+  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}

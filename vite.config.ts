@@ -1,0 +1,55 @@
+import react from "@vitejs/plugin-react";
+import { defineConfig, type Plugin } from "vite";
+
+/**
+ * Cross-origin isolation on every server that serves the app (WebContainer needs it; it also
+ * buys SharedArrayBuffer and fine timers). COEP "credentialless" keeps cross-origin fetches that do
+ * not opt in working; WebContainer is booted with the same value (src/sandbox/webcontainer/boot.ts).
+ */
+const isolation = {
+  "Cross-Origin-Opener-Policy": "same-origin",
+  "Cross-Origin-Embedder-Policy": "credentialless",
+};
+
+/**
+ * just-bash's browser entry bundles its shell parser but does not export `parse`, which the
+ * shell session needs to know when a command line is complete. Re-export it by the name it has
+ * in the bundle; fail the build loudly if a new version changes the shape.
+ */
+function justBashParse(): Plugin {
+  return {
+    name: "toolroom:just-bash-parse",
+    transform(code, id) {
+      if (!/just-bash[\\/]dist[\\/]bundle[\\/]browser\.js$/u.test(id)) return null;
+      if (/\bas parse\b/u.test(code.slice(-4000))) return null;
+      const match =
+        /function ([A-Za-z_$][\w$]*)\((\w),(\w)\)\{return new [A-Za-z_$][\w$]*\(\)\.parse\(\2,\3\)\}/u.exec(
+          code,
+        );
+      if (!match)
+        throw new Error(
+          "just-bash/browser: could not find its parse function to re-export; update vite.config.ts",
+        );
+      return { code: `${code}\nexport { ${match[1]} as parse };\n`, map: null };
+    },
+  };
+}
+
+/** Dependencies of the worker, pre-bundled up front so the dev server does not reload the page on first use. */
+const WORKER_DEPS = ["just-bash", "comlink", "idb", "ajv", "diff", "fflate", "ignore", "picomatch"];
+
+export default defineConfig({
+  plugins: [react(), justBashParse()],
+  worker: { format: "es", plugins: () => [justBashParse()] },
+  server: { headers: isolation },
+  preview: { headers: isolation },
+  optimizeDeps: {
+    include: [...WORKER_DEPS, "react", "react-dom/client", "@xterm/xterm", "@xterm/addon-fit"],
+    rolldownOptions: { plugins: [justBashParse()] },
+  },
+  build: {
+    target: "es2022",
+    // Monaco's TypeScript worker alone is ~7 MB; it loads lazily, off the boot path.
+    chunkSizeWarningLimit: 8000,
+  },
+});
