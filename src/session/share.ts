@@ -31,8 +31,14 @@ export function encodeShareFragment(json: string): string {
   return toBase64Url(deflateSync(strToU8(json), { level: 9 }));
 }
 
+/** The JSON text of a share fragment's value; throws when it does not decompress. */
+export function decodeFragmentText(value: string): string {
+  return strFromU8(inflateSync(fromBase64Url(value)));
+}
+
 /**
- * A link that opens the session, or its JSON as a file when the link would pass SHARE_LINK_LIMIT.
+ * A link that opens the session
+, or its JSON as a file when the link would pass SHARE_LINK_LIMIT.
  * Either way the text went through the exporter's redaction.
  */
 export function shareSession(
@@ -62,7 +68,7 @@ export function decodeShareFragment(
 ): SessionFile {
   let json: string;
   try {
-    json = strFromU8(inflateSync(fromBase64Url(value)));
+    json = decodeFragmentText(value);
   } catch {
     throw new SessionFormatError(
       [
