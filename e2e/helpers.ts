@@ -4,12 +4,13 @@ import { expect, type Page } from "@playwright/test";
  * Opens the app with StackBlitz unreachable, as on a machine without internet (here it is
  * unreachable anyway; routing makes the test mean the same thing on a connected machine).
  */
-export async function openApp(page: Page): Promise<number> {
+export async function openApp(page: Page, path = "/"): Promise<number> {
   await page.route(/stackblitz\.com|staticblitz\.com|webcontainer/iu, (route) =>
     route.abort("internetdisconnected"),
   );
   const started = Date.now();
-  await page.goto("/");
+  await page.goto(path);
+
   await waitReady(page);
   return Date.now() - started;
 }

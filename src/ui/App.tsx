@@ -4,6 +4,8 @@ import { BootPanel } from "./components/BootPanel.tsx";
 import { EditorPane } from "./components/EditorPane.tsx";
 import { EventLog } from "./components/EventLog.tsx";
 import { FileTree } from "./components/FileTree.tsx";
+import { LessonAuthor } from "./components/LessonAuthor.tsx";
+import { LessonPanel } from "./components/LessonPanel.tsx";
 import { Notices } from "./components/Notices.tsx";
 import { TerminalPane } from "./components/TerminalPane.tsx";
 import { ToolConsole } from "./components/ToolConsole.tsx";
@@ -16,6 +18,7 @@ const PANES = ["files-heading", "editor-heading", "terminal-heading", "log-headi
 export function App() {
   const booting = useAppState((state) => state.booting);
   const ready = useAppState((state) => state.workspace !== null);
+  const lessonOpen = useAppState((state) => state.lesson !== null);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -49,7 +52,10 @@ export function App() {
         </main>
       ) : (
         <main className="workbench">
-          <FileTree />
+          <div className={lessonOpen ? "left with-lesson" : "left"}>
+            <FileTree />
+            <LessonPanel />
+          </div>
           <div className="center">
             <EditorPane />
             <TerminalPane />
@@ -61,6 +67,7 @@ export function App() {
         </main>
       )}
       <ApprovalDialog />
+      <LessonAuthor />
       <Notices />
     </div>
   );

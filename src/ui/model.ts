@@ -2,6 +2,8 @@ import { proxy } from "comlink";
 import { useSyncExternalStore } from "react";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
+import type { Lesson } from "../lessons/lesson.ts";
+import { lessonFromUrl } from "../lessons/share.ts";
 import { sandboxPort } from "../sandbox/port.ts";
 import type { SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { EntryType, SandboxCapabilities } from "../sandbox/types.ts";
@@ -16,12 +18,16 @@ import type {
   Settings,
   WorkspaceInfo,
 } from "../worker/api.ts";
+import type { LessonProgress, LessonStatus } from "../worker/lessons.ts";
 import { planBoot } from "./boot/boot-plan.ts";
 import { describeSupport, detectBrowserSupport, type SupportLine } from "./boot/browser-support.ts";
 import { seedFromStarter } from "./starters/index.ts";
 import type { WorkerHost } from "./worker-host.ts";
 
 export type Tone = "info" | "ok" | "warn" | "error";
+
+/** How long an ok or info notice stays on screen. */
+const NOTICE_MS = 6000;
 
 export interface BootStep {
   ms: number;
@@ -85,6 +91,10 @@ export interface AppState {
   notices: Notice[];
   approvals: PendingApproval[];
   readyMs: number | null;
+  /** The lesson of the open workspace, when it is a lesson's workspace. */
+  lesson: LessonStatus | null;
+  lessonProgress: Record<string, LessonProgress>;
+  authoringLesson: boolean;
 }
 
 const initialState: AppState = {
@@ -107,6 +117,9 @@ const initialState: AppState = {
   notices: [],
   approvals: [],
   readyMs: null,
+  lesson: null,
+  lessonProgress: {},
+  authoringLesson: false,
 };
 
 /**
@@ -155,6 +168,8 @@ export class AppModel {
   notify(tone: Tone, text: string, action?: Notice["action"]): void {
     const notice: Notice = { id: this.nextNotice++, tone, text, ...(action ? { action } : {}) };
     this.set({ notices: [...this.state.notices.slice(-4), notice] });
+    // Good news and plain information go away by themselves; warnings and errors wait to be read.
+    if ((tone === "ok" || tone === "info") && !action) setTimeout(() => this.dismiss(notice.id), NOTICE_MS);
   }
 
   dismiss(id: number): void {
@@ -215,6 +230,7 @@ export class AppModel {
         "ok",
       );
       this.set({ booting: false, readyMs });
+      await this.openLessonFromUrl();
     } catch (error) {
       this.step(
         `Boot failed: ${message(error)}. Reload the page; if it fails again, clear this site's data (it resets the saved workspaces).`,
@@ -226,12 +242,14 @@ export class AppModel {
   /** After any boot, restart or switch: reload everything the views show. */
   private async afterBoot(boot: BootResult): Promise<void> {
     const api = this.host.api;
-    const [files, events, workspaces, profiles, settings] = await Promise.all([
+    const [files, events, workspaces, profiles, settings, lesson, lessonProgress] = await Promise.all([
       api.listFiles(),
       api.events(),
       api.workspaces.list(),
       api.listProfiles(),
       api.settings.get(),
+      api.lessons.status(),
+      api.lessons.progress(),
     ]);
     this.files.clear();
     for (const entry of files) this.files.set(entry.path, entry.type);
@@ -244,6 +262,8 @@ export class AppModel {
       workspaces,
       profiles,
       settings,
+      lesson,
+      lessonProgress,
       filesVersion: this.state.filesVersion + 1,
       eventsVersion: this.state.eventsVersion + 1,
       sessionVersion: this.state.sessionVersion + 1,
@@ -443,6 +463,86 @@ export class AppModel {
     } catch (error) {
       this.notify("error", `Could not restore: ${message(error)}`);
     }
+  }
+
+  // --- lessons -------------------------------------------------------------------------------------
+
+  /** Opens a lesson in its own workspace (taken up where the learner left it, if opened before). */
+  async openLesson(lesson: Lesson): Promise<void> {
+    try {
+      const { boot } = await this.host.api.lessons.open(lesson);
+      await this.afterBoot(boot);
+      this.notify(
+        "ok",
+        `Lesson "${lesson.title}" is open: read its instructions, then call tools from the console.`,
+      );
+    } catch (error) {
+      this.notify("error", `Could not open the lesson: ${message(error)}`);
+    }
+  }
+
+  /** Opens the lesson a #lesson= link carries, if the page was opened from one. */
+  async openLessonFromUrl(): Promise<void> {
+    let lesson: Lesson | null;
+    try {
+      lesson = lessonFromUrl(location.href);
+    } catch (error) {
+      this.notify("error", `${message(error)} Ask for the link again, or for the lesson file.`);
+      return;
+    }
+    if (!lesson) return;
+    history.replaceState(null, "", location.pathname + location.search);
+    await this.openLesson(lesson);
+  }
+
+  /** Check, Hint and Reset: each answers with the lesson's new status. */
+  async lessonAction(action: "check" | "hint" | "reset"): Promise<void> {
+    try {
+      const status = await this.host.api.lessons[action]();
+      const lessonProgress = await this.host.api.lessons.progress();
+      this.set({ lesson: status, lessonProgress });
+      if (action === "hint" && status.hints.length === status.lesson.hints.length) {
+        this.notify("info", "That was the last hint.");
+      }
+      if (action === "check" && status.results?.every((result) => result.passed)) {
+        this.notify("ok", "Every check passes: lesson complete.");
+      }
+    } catch (error) {
+      this.notify("error", `${message(error)}`);
+    }
+  }
+
+  /** Shows what a correct solution changes, file by file, in the diff view. */
+  async showLessonSolution(): Promise<void> {
+    const solution = this.state.lesson?.lesson.solution;
+    if (!solution) {
+      this.notify("info", "This lesson has no solution to show.");
+      return;
+    }
+    const [path, after] = Object.entries(solution.files)[0] ?? [];
+    if (path === undefined || after === undefined) return;
+    const current = this.files.get(path) === "file" ? (await this.host.api.readFile(path)).text : "";
+    this.set({
+      diff: {
+        title: `Solution: ${path}`,
+        path,
+        before: current ?? "",
+        after,
+        note: [
+          solution.explanation,
+          Object.keys(solution.files).length > 1
+            ? `Also changed: ${Object.keys(solution.files).slice(1).join(", ")}`
+            : "",
+        ]
+          .filter(Boolean)
+          .join(" "),
+      },
+      editorView: "diff",
+    });
+  }
+
+  setAuthoringLesson(authoringLesson: boolean): void {
+    this.set({ authoringLesson });
   }
 
   // --- workspaces and settings ---------------------------------------------------------------------

@@ -11,7 +11,16 @@ export function ToolConsole() {
   const model = getModel();
   const profiles = useAppState((state) => state.profiles);
   const sessionVersion = useAppState((state) => state.sessionVersion);
-  const published = useMemo(() => profiles.filter((profile) => !profile.internal), [profiles]);
+  const lesson = useAppState((state) => state.lesson?.lesson ?? null);
+  // In a lesson, the console offers what the lesson allows (the runtime's guard refuses the rest anyway).
+  const published = useMemo(
+    () =>
+      profiles.filter(
+        (profile) =>
+          !profile.internal && (!lesson || lesson.profiles.some((entry) => entry.profile === profile.name)),
+      ),
+    [profiles, lesson],
+  );
   const [profile, setProfile] = useState("");
   const [tools, setTools] = useState<ToolInfo[]>([]);
   const [toolName, setToolName] = useState("");
@@ -24,7 +33,8 @@ export function ToolConsole() {
   const [, tick] = useState(0);
 
   useEffect(() => {
-    if (!profile && published[0]) setProfile(published[0].name);
+    if ((!profile || !published.some((entry) => entry.name === profile)) && published[0])
+      setProfile(published[0].name);
   }, [profile, published]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: sessionVersion: approval modes may change after a restart
@@ -32,8 +42,10 @@ export function ToolConsole() {
     if (!profile) return;
     let current = true;
     model.host.api.listTools(profile).then(
-      (list) => {
+      (all) => {
         if (!current) return;
+        const allowed = lesson?.profiles.find((entry) => entry.profile === profile)?.tools;
+        const list = allowed ? all.filter((tool) => allowed.includes(tool.name)) : all;
         setTools(list);
         setToolName((name) => (list.some((tool) => tool.name === name) ? name : (list[0]?.name ?? "")));
       },
@@ -42,7 +54,7 @@ export function ToolConsole() {
     return () => {
       current = false;
     };
-  }, [profile, model, sessionVersion]);
+  }, [profile, model, sessionVersion, lesson]);
 
   const tool = tools.find((candidate) => candidate.name === toolName);
   const fields = useMemo(() => (tool ? fieldsOf(tool.inputSchema) : []), [tool]);

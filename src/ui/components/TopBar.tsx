@@ -1,5 +1,6 @@
 import type { BackendChoice } from "../../worker/api.ts";
 import { getModel, useAppState } from "../model.ts";
+import { LessonMenu } from "./LessonMenu.tsx";
 import { SandboxBadge } from "./SandboxBadge.tsx";
 import { WorkspaceMenu } from "./WorkspaceMenu.tsx";
 
@@ -10,6 +11,7 @@ export function TopBar() {
     <header className="top-bar">
       <h1>Toolroom</h1>
       <WorkspaceMenu />
+      <LessonMenu />
       <SandboxBadge />
       {settings && (
         <label className="setting">
