@@ -18,7 +18,8 @@ export interface Settings {
 
 export const DEFAULT_SETTINGS: Settings = {
   backend: "auto",
-  webcontainerTimeoutMs: 4000,
+  // StackBlitz is probed first, so an offline machine falls back at once; this covers a first boot online.
+  webcontainerTimeoutMs: 12_000,
   approvals: {},
 };
 

@@ -10,6 +10,8 @@ export type WebContainerBoot =
 
 export interface WebContainerBootOptions {
   timeoutMs: number;
+  /** How long the reachability check of StackBlitz may take before boot is not even attempted. */
+  probeTimeoutMs?: number;
   /** Called about every 250 ms while waiting, with the time left. */
   onWaiting?: (msLeft: number) => void;
 }
@@ -22,6 +24,8 @@ export interface WebContainerBootOptions {
 export async function bootWebContainer(options: WebContainerBootOptions): Promise<WebContainerBoot> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const unreachable = await probeHost(options.probeTimeoutMs ?? 2000);
+  if (unreachable) return { ok: false, reason: unreachable, ms: elapsed() };
   let gaveUp = false;
   let api: typeof import("@webcontainer/api");
   try {
@@ -65,6 +69,34 @@ export async function bootWebContainer(options: WebContainerBootOptions): Promis
     return { ok: false, reason: `WebContainer failed to boot: ${message}`, ms: elapsed() };
   } finally {
     clearInterval(ticker);
+  }
+}
+
+/**
+ * WebContainer.boot loads `<origin>/headless` in an iframe and waits forever when it cannot. A
+ * no-cors request to the same page answers in milliseconds either way (a DNS failure, a refused
+ * connection, or an opaque response), so a machine without internet falls back at once instead
+ * of after the boot deadline. Returns why it is unreachable, or null.
+ */
+async function probeHost(timeoutMs: number): Promise<string | null> {
+  const configured = (globalThis as { WEBCONTAINER_API_IFRAME_URL?: string }).WEBCONTAINER_API_IFRAME_URL;
+  const origin = new URL(configured ?? "https://stackblitz.com").origin;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  try {
+    await fetch(`${origin}/headless`, {
+      mode: "no-cors",
+      credentials: "omit",
+      cache: "no-store",
+      signal: controller.signal,
+    });
+    return null;
+  } catch {
+    return controller.signal.aborted
+      ? `${origin} did not answer within ${(timeoutMs / 1000).toFixed(1)} s`
+      : `${origin} cannot be reached from this browser (no internet, or it is blocked)`;
+  } finally {
+    clearTimeout(timer);
   }
 }
 
