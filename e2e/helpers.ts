@@ -28,9 +28,10 @@ export async function runTool(
   await page.getByTestId("console-tool").selectOption(tool);
   for (const [name, value] of Object.entries(params)) await page.getByTestId(`param-${name}`).fill(value);
   if (options.requestId) await page.getByLabel("request_id").fill(options.requestId);
-  // The envelope shown before this run, if any (textContent would wait for one to appear).
+  // textContent() waits for the element; before the first run there is none.
   const shown = page.getByTestId("console-envelope");
   const previous = (await shown.count()) > 0 ? await shown.textContent() : null;
+
   await page.getByTestId("console-run").click();
   const envelope = page.getByTestId("console-envelope");
   await expect(envelope).not.toHaveText(previous ?? "", { timeout: options.timeout ?? 20_000 });

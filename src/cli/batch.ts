@@ -8,8 +8,10 @@ import { normalizeCall } from "../core/calls.ts";
 import { asToolFailure, ToolFailure } from "../core/errors.ts";
 import type { Profile } from "../core/profile.ts";
 import { Runtime } from "../core/runtime.ts";
+import { gitShellCommand } from "../host/git-command.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
+import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
 import { diffSnapshots } from "../sandbox/snapshot.ts";
 import { readHostFolder, writeBackChanges } from "./host-folder.ts";
 
@@ -27,7 +29,10 @@ export interface BatchOptions {
 
 /** `toolroom batch`: JSONL calls in, one JSONL envelope out per line, in order. */
 export async function runBatch(options: BatchOptions): Promise<number> {
-  const sandbox = await EmbeddedSandbox.create();
+  // node, npm and npx, and Toolroom's built-in git, as in createEmbeddedRuntime.
+  const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
+    commands: [...createNodeCommands(), gitShellCommand(() => sandbox)],
+  });
   const initial = await readHostFolder(options.workspace);
   await sandbox.restore(initial);
 
@@ -87,6 +92,7 @@ export async function runBatch(options: BatchOptions): Promise<number> {
   }
   await Promise.all(pendingWrites);
   if (events) await new Promise<void>((resolve) => events.end(resolve));
+  await runtime.dispose();
   await sandbox.dispose();
   return 0;
 }

@@ -86,6 +86,26 @@ describe("toolroom batch", () => {
     expect(out[3].data.content).toBe("x");
   });
 
+  it("runs node and npm test in the workspace", async () => {
+    const dir = workspace({
+      "package.json": JSON.stringify({ name: "w", version: "1.0.0", scripts: { test: "node --test" } }),
+      "sum.test.js": "require('node:test')('sums', () => require('node:assert').strictEqual(1 + 1, 2));\n",
+    });
+    const { stdout } = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "agentbench"],
+      lines([
+        { tool: "run", params: { command: "node -p 6*7" }, request_id: "1" },
+        { tool: "run", params: { command: "npm test" }, request_id: "2" },
+      ]),
+    );
+    const out = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(JSON.stringify(out[0])).toContain("42");
+    expect(JSON.stringify(out[1])).toContain("# pass 1");
+  });
+
   it("leaves the folder alone without --write-back", async () => {
     const dir = workspace({ "a.txt": "original\n" });
     await toolroom(

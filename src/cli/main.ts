@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { providerSchemas, SCHEMA_FORMATS, type SchemaFormat } from "../core/provider-schemas.ts";
+import { registerNodeAssets } from "../host/node-assets.ts";
 import { findProfile, PROFILES } from "../profiles/index.ts";
 import { runBatch } from "./batch.ts";
 
@@ -21,6 +22,7 @@ Profiles: ${PROFILES.map((profile) => profile.name).join(", ")}
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  registerNodeAssets();
   try {
     switch (command) {
       case "batch":

@@ -40,6 +40,7 @@ export type FailureCode =
   | "network_error"
   | "session_not_found"
   | "session_exists"
+  | "session_exited"
   | "unsupported_image"
   | "tool_unavailable"
   | "sandbox_error"

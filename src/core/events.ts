@@ -26,8 +26,10 @@ export type EventType =
   | "PATCH_APPLIED"
   | "checkpoint_restored"
   | "plan_updated"
+  | "agent_started"
   | "agent_message"
-  | "agent_error";
+  | "agent_error"
+  | "agent_finished";
 
 export type EventListener = (event: ToolEvent) => void;
 

@@ -53,6 +53,8 @@ export interface ToolSpec<Params = Record<string, unknown>> {
   deadlineMs: number | ((params: Params) => number);
   /** Params that hold workspace paths: checked before approval so escapes fail fast. */
   pathParams?: string[];
+  /** The tool's own policy check (safe_shell's patterns), run with the guards, before approval. */
+  guard?(params: Params, context: { sandbox: Sandbox }): void | Promise<void>;
   run(params: Params, context: ToolContext): Promise<unknown>;
 }
 

@@ -172,6 +172,30 @@ describe("guard", () => {
       ok: true,
     });
   });
+
+  it("runs a tool's own guard after the runtime's guards and before approval", async () => {
+    const asked: string[] = [];
+    const { runtime } = await setup({
+      approver: async (request) => {
+        asked.push(request.tool);
+        return "allow";
+      },
+    });
+    const profile = runtime.profile("test");
+    const write = profile.tools.find((tool) => tool.name === "write")!;
+    write.guard = (params: Record<string, unknown>) => {
+      if (String(params.content).includes("secret"))
+        throw new ToolFailure("command_blocked", "No secrets here.");
+    };
+    expect(
+      await runtime.call("test", { tool: "write", params: { path: "a.txt", content: "a secret" } }),
+    ).toMatchObject({ ok: false, code: "command_blocked" });
+    expect(asked).toEqual([]);
+    expect(
+      await runtime.call("test", { tool: "write", params: { path: "a.txt", content: "plain" } }),
+    ).toMatchObject({ ok: true });
+    expect(asked).toEqual(["write"]);
+  });
 });
 
 describe("change guards", () => {
@@ -375,5 +399,30 @@ describe("resuming a session", () => {
 
     await second.restoreBefore(2);
     expect(await read(first.sandbox, "a.txt")).toBe("v1");
+  });
+});
+
+describe("dispose", () => {
+  it("disposes the services calls created, after the calls already queued", async () => {
+    const disposed: string[] = [];
+    const open: ToolSpec<Record<string, never>> = {
+      name: "open",
+      description: "Opens something that must be closed.",
+      inputSchema: { type: "object", properties: {} },
+      kind: "read",
+      deadlineMs: 1000,
+      async run(_params, context) {
+        context.services.get("thing", () => ({ dispose: async () => void disposed.push("thing") }));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        disposed.push("call finished");
+        return {};
+      },
+    };
+    const profile = testProfile();
+    const { runtime } = await setup({}, { ...profile, tools: [...profile.tools, open] });
+    const call = runtime.call("test", { tool: "open", params: {} });
+    await runtime.dispose();
+    await call;
+    expect(disposed).toEqual(["call finished", "thing"]);
   });
 });

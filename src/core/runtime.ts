@@ -167,6 +167,16 @@ export class Runtime {
     return this.approvalOverrides[profile.name]?.[tool.name] ?? profile.approval[tool.kind];
   }
 
+  /**
+   * Closes what calls left open (PTY sessions and any other disposable service), after the calls
+   * already queued have finished. The sandbox stays: whoever created it disposes it.
+   */
+  dispose(): Promise<void> {
+    const result = this.queue.then(() => this.services.dispose());
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
   subscribe(listener: (event: ToolEvent) => void): () => void {
     return this.events.subscribe(listener);
   }
@@ -238,6 +248,7 @@ export class Runtime {
           normalizeWorkspacePath(params[name], this.sandbox.workspaceRoot, name);
       }
       for (const guard of this.guards) await guard({ profile: profile.name, tool, params });
+      await tool.guard?.(params, { sandbox: this.sandbox });
       await this.approve(profile, tool, requestId, params);
 
       const recordsChanges = tool.kind !== "read" && (this.trackChanges || this.changeGuards.length > 0);

@@ -4,12 +4,28 @@ import { systemClock } from "./events.ts";
 import type { Services, ToolContext } from "./profile.ts";
 import { resolveWorkspacePath, type SymlinkPolicy } from "./workspace-path.ts";
 
-/** A service registry backed by a Map: one instance per key for the registry's lifetime. */
-export function serviceRegistry(store = new Map<string, unknown>()): Services {
+/** Services plus the owner's side: disposing the registry disposes every service that can be. */
+export interface ServiceRegistry extends Services {
+  dispose(): Promise<void>;
+}
+
+/**
+ * A service registry backed by a Map: one instance per key for the registry's lifetime. A
+ * service with a `dispose()` method (PTY sessions) is disposed with the registry, newest first.
+ */
+export function serviceRegistry(store = new Map<string, unknown>()): ServiceRegistry {
   return {
     get<T>(key: string, create: () => T): T {
       if (!store.has(key)) store.set(key, create());
       return store.get(key) as T;
+    },
+    async dispose(): Promise<void> {
+      const services = [...store.values()].reverse();
+      store.clear();
+      for (const service of services) {
+        const dispose = (service as { dispose?: unknown } | null)?.dispose;
+        if (typeof dispose === "function") await dispose.call(service);
+      }
     },
   };
 }

@@ -1,3 +1,4 @@
+import { collapsePath } from "../sandbox/paths.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { isSandboxError } from "../sandbox/types.ts";
 import { ToolFailure } from "./errors.ts";
@@ -148,7 +149,7 @@ export async function resolveWorkspacePath(
     }
     const target = await sandbox.readlink(`${root}/${prefix}`);
     const base = target.startsWith("/") ? target : `${root}/${segments.slice(0, i).join("/")}/${target}`;
-    const resolved = collapse(base);
+    const resolved = collapsePath(base);
     if (resolved !== root && !resolved.startsWith(`${root}/`)) {
       throw new ToolFailure(
         "symlink_blocked",
@@ -184,17 +185,6 @@ function hasDotDot(path: string): boolean {
 
 function countSeparators(path: string): number {
   return (path.match(/[\\/]/gu) ?? []).length;
-}
-
-/** Collapses "." and ".." of an absolute path; ".." never climbs above "/". */
-function collapse(absolute: string): string {
-  const out: string[] = [];
-  for (const segment of absolute.split("/")) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === "..") out.pop();
-    else out.push(segment);
-  }
-  return `/${out.join("/")}`;
 }
 
 /** The workspace-relative form of an absolute sandbox path under the root, for display. */

@@ -1,20 +1,46 @@
+import { systemClock } from "../core/events.ts";
 import { Runtime, type RuntimeOptions } from "../core/runtime.ts";
+import { createToolContext } from "../core/tool-context.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox, type EmbeddedSandboxOptions } from "../sandbox/embedded/embedded-sandbox.ts";
+import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
 import { deserializeWorkspace, type SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { Sandbox } from "../sandbox/types.ts";
+import { initRepository } from "../tools/git/commit.ts";
+import { gitShellCommand } from "./git-command.ts";
 
 export interface EmbeddedRuntimeOptions extends Omit<RuntimeOptions, "sandbox" | "profiles"> {
   /** Starting files: path → text (or the serialized workspace form). */
   files?: Record<string, string> | SerializedWorkspace;
   sandbox?: EmbeddedSandboxOptions;
+  /**
+   * Make the workspace a git repository (branch main, an initial commit of everything not
+   * ignored) when it has no .git yet. Off by default: tests and the CLI want the folder exactly as
+   * given. The app turns it on (APP_RUNTIME_DEFAULTS), so git_status and git_diff work from the start.
+   */
+  gitInit?: boolean;
 }
+
+/** What the app's worker passes: every new workspace starts as a git repository. */
+export const APP_RUNTIME_DEFAULTS = { gitInit: true } as const satisfies Partial<EmbeddedRuntimeOptions>;
 
 /** The embedded sandbox, every profile, one runtime: what the CLI, the tests and the worker start from. */
 export async function createEmbeddedRuntime(options: EmbeddedRuntimeOptions = {}): Promise<Runtime> {
-  const { files, sandbox: sandboxOptions, ...runtimeOptions } = options;
-  const sandbox = await EmbeddedSandbox.create(sandboxOptions);
+  const { files, sandbox: sandboxOptions, gitInit = false, ...runtimeOptions } = options;
+  // node, npm and npx unless the caller names its own commands; Toolroom's git unless it brings one.
+  const commands = sandboxOptions?.commands ?? createNodeCommands();
+  const git = commands.some((command) => command.name === "git")
+    ? []
+    : [gitShellCommand(() => sandbox, runtimeOptions.clock)];
+  const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
+    ...sandboxOptions,
+    commands: [...commands, ...git],
+  });
   if (files) await loadFiles(sandbox, files);
+  if (gitInit) {
+    const clock = runtimeOptions.clock ?? systemClock;
+    await initRepository(createToolContext(sandbox), { now: clock.now() });
+  }
   return new Runtime({ ...runtimeOptions, sandbox, profiles: [...PROFILES] });
 }
 

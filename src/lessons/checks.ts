@@ -80,21 +80,31 @@ export async function runCheck(
       const run = await sandbox.exec(check.command, { timeoutMs: COMMAND_CHECK_TIMEOUT_MS });
       if (run.timedOut) return result(false, `\`${check.command}\` did not finish in time.`);
       if (run.exitCode !== 0) return result(false, `\`${check.command}\` exits with ${run.exitCode}.`);
+      if (check.stdoutEquals !== undefined && run.stdout !== check.stdoutEquals) {
+        return result(
+          false,
+          `\`${check.command}\` prints ${JSON.stringify(run.stdout)}, not ${JSON.stringify(check.stdoutEquals)}.`,
+        );
+      }
       if (check.stdoutContains && !run.stdout.includes(check.stdoutContains)) {
         return result(false, `\`${check.command}\` does not print ${JSON.stringify(check.stdoutContains)}.`);
       }
       return result(true, `\`${check.command}\` succeeds.`);
     }
     case "tool_used": {
-      const profileOf = new Map(
-        started.map((event) => [event.request_id, (event.data as { profile?: string } | undefined)?.profile]),
-      );
-      const count = finished.filter(
-        (event) =>
+      const startOf = new Map(started.map((event) => [event.request_id, event]));
+      const count = finished.filter((event) => {
+        const start = startOf.get(event.request_id);
+        const params = (start?.params ?? {}) as Record<string, unknown>;
+        return (
           event.tool === check.tool &&
           (check.status === undefined || event.status === check.status) &&
-          (check.profile === undefined || profileOf.get(event.request_id) === check.profile),
-      ).length;
+          (check.profile === undefined ||
+            (start?.data as { profile?: string } | undefined)?.profile === check.profile) &&
+          (check.withParams ?? []).every((name) => params[name] !== undefined && params[name] !== null)
+        );
+      }).length;
+
       const min = check.min ?? 1;
       if (count < min)
         return result(

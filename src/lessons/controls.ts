@@ -25,9 +25,14 @@ export function commandAllowed(command: string, allowed: readonly string[]): boo
  * stay untouched (checked on what each call really changed, so a shell command or a patch cannot
  * slip past), and how many calls. `lift` takes them out again; `resetCalls` starts the count over.
  */
-export function applyLessonControls(runtime: Runtime, lesson: Lesson): { lift(): void; resetCalls(): void } {
+export function applyLessonControls(
+  runtime: Runtime,
+  lesson: Lesson,
+  options: { callsSoFar?: number } = {},
+): { lift(): void; resetCalls(): void } {
   const controls = lesson.controls ?? {};
-  let calls = 0;
+  let calls = options.callsSoFar ?? 0;
+
   const guard: Guard = ({ profile, tool, params }) => {
     const allowed = lesson.profiles.find((entry) => entry.profile === profile);
     if (!allowed?.tools.includes(tool.name)) {

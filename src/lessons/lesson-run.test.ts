@@ -164,3 +164,27 @@ describe("allowed commands", () => {
     expect(commandAllowed("git push", ["/git (status|diff)/"])).toBe(false);
   });
 });
+
+describe("taking a lesson up again", () => {
+  it("keeps the files, the hints shown and the call count, and puts the controls back", async () => {
+    const runtime = await createEmbeddedRuntime();
+    const first = await LessonRun.open(LESSON, runtime);
+    await first.call("agentbench", { tool: "read_file", params: { path: "count.txt" } });
+    await first.call("agentbench", { tool: "run", params: { command: "echo 3 > count.txt" } });
+    first.nextHint();
+    const saved = first.state();
+    first.close();
+
+    const again = LessonRun.attach(LESSON, runtime, saved);
+    expect(again.hintsRevealed()).toEqual(["Read count.txt first."]);
+    expect((await again.check()).every((result) => result.passed)).toBe(true);
+    expect((await again.call("agentbench", { tool: "list_files", params: {} })).failure?.code).toBe(
+      "tool_not_allowed",
+    );
+    for (let i = 0; i < 3; i++)
+      await again.call("agentbench", { tool: "read_file", params: { path: "count.txt" } });
+    expect(
+      (await again.call("agentbench", { tool: "read_file", params: { path: "count.txt" } })).failure?.code,
+    ).toBe("limit_exceeded");
+  });
+});

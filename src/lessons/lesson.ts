@@ -21,6 +21,8 @@ export interface Lesson {
   /** The end state of the files a correct solution reaches, shown by "Show solution". */
   solution?: { files: Record<string, string>; explanation?: string };
   controls?: LessonControls;
+  /** Start as a git repository: the files committed with `message`, then `uncommitted` written on top. */
+  repository?: { message: string; uncommitted?: Record<string, string> };
   checks: LessonCheck[];
 }
 
@@ -47,7 +49,7 @@ export type LessonCheck = { id: string; title: string } & (
   | { kind: "file_equals"; path: string; content: string }
   | { kind: "file_unchanged"; path: string }
   | { kind: "file_absent"; path: string }
-  | { kind: "command_succeeds"; command: string; stdoutContains?: string }
+  | { kind: "command_succeeds"; command: string; stdoutContains?: string; stdoutEquals?: string }
   | {
       kind: "tool_used";
       tool: string;
@@ -55,6 +57,8 @@ export type LessonCheck = { id: string; title: string } & (
       min?: number;
       max?: number;
       status?: "success" | "error";
+      /** Only calls that gave these params a value count ("read_file with a line range"). */
+      withParams?: string[];
     }
   | { kind: "changed_with"; path: string; tools: string[] }
   | { kind: "call_count"; max: number }
@@ -96,6 +100,13 @@ const LESSON_SCHEMA = {
     files: { type: "object" },
     hints: { type: "array", items: { type: "string" } },
     solution: { type: "object", required: ["files"], properties: { files: { type: "object" } } },
+    repository: {
+      type: "object",
+      required: ["message"],
+      properties: { message: { type: "string", minLength: 1 }, uncommitted: { type: "object" } },
+      additionalProperties: false,
+    },
+
     controls: {
       type: "object",
       properties: {

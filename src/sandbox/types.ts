@@ -31,6 +31,12 @@ export interface ExecOptions {
   /** Wall-clock deadline; past it the command is stopped and `timedOut` is true. */
   timeoutMs?: number;
   signal?: AbortSignal;
+  /**
+   * Most iterations any one loop of the command may run (shell loops, awk, sed, jq). The embedded
+   * backend's interpreters cannot be interrupted inside an awk or jq loop, so there a count is
+   * what stops a runaway program; a backend that can stop a process on time may ignore it.
+   */
+  loopLimit?: number;
 }
 
 export interface ExecResult {

@@ -8,6 +8,8 @@ export interface ListFilesOptions {
   /** At most this many paths are returned; the rest are counted. */
   limit: number;
   gitignore?: boolean;
+  /** Leave out names starting with "." at any depth. */
+  skipHidden?: boolean;
 }
 
 export interface ListedFiles {
@@ -27,6 +29,7 @@ export async function listFiles(context: ToolContext, options: ListFilesOptions)
   const files: string[] = [];
   for await (const entry of walkWorkspace(context.sandbox, root, {
     gitignore: options.gitignore ?? false,
+    skipHidden: options.skipHidden ?? false,
     signal: context.signal,
   })) {
     if (entry.type === "file" && matches(entry.relative)) files.push(entry.relative);

@@ -10,6 +10,8 @@ export interface ReplaceTextOptions {
   maxReplacements?: number;
   /** Refuse files larger than this, before or after (limit_exceeded). */
   maxBytes?: number;
+  /** No occurrence is a result (hits 0, nothing written) rather than match_not_found. */
+  allowNoMatch?: boolean;
   param?: string;
 }
 
@@ -49,7 +51,7 @@ export async function replaceText(
   if (options.maxBytes !== undefined && file.bytes > options.maxBytes) {
     throw new ToolFailure(
       "limit_exceeded",
-      `${file.path.relative} is ${file.bytes} bytes, over the ${formatBytes(options.maxBytes)} file size limit.`,
+      `${file.path.relative} is ${file.bytes} bytes, over the ${formatBytes(options.maxBytes)} file size limit (max_file_size).`,
       {
         path: file.path.relative,
         limit: "max_file_size",
@@ -59,6 +61,8 @@ export async function replaceText(
     );
   }
   const hits = countOccurrences(file.text, search);
+  if (hits === 0 && options.allowNoMatch)
+    return { path: file.path.relative, hits: 0, before: file.text, after: file.text };
   if (hits === 0) {
     throw new ToolFailure(
       "match_not_found",
@@ -81,7 +85,7 @@ export async function replaceText(
   if (options.maxReplacements !== undefined && hits > options.maxReplacements) {
     throw new ToolFailure(
       "limit_exceeded",
-      `${hits} replacements in ${file.path.relative} is over the limit of ${options.maxReplacements}; nothing was replaced.`,
+      `${hits} replacements in ${file.path.relative} is over the limit of ${options.maxReplacements} (max_replacements); nothing was replaced.`,
       {
         path: file.path.relative,
         limit: "max_replacements",
@@ -95,7 +99,7 @@ export async function replaceText(
   if (options.maxBytes !== undefined && size > options.maxBytes) {
     throw new ToolFailure(
       "limit_exceeded",
-      `After the replacement ${file.path.relative} would be ${size} bytes, over the ${formatBytes(options.maxBytes)} file size limit; nothing was written.`,
+      `After the replacement ${file.path.relative} would be ${size} bytes, over the ${formatBytes(options.maxBytes)} file size limit (max_file_size); nothing was written.`,
       {
         path: file.path.relative,
         limit: "max_file_size",

@@ -19,6 +19,8 @@ export interface WalkOptions {
   gitignore?: boolean;
   /** Folder names never entered; default [".git"]. */
   skipFolders?: readonly string[];
+  /** Folder names yielded but never entered (a listing shows ".git/" without its insides). */
+  opaqueFolders?: readonly string[];
   /** Deepest level yielded, 1 = direct children. Default unlimited. */
   maxDepth?: number;
   /** Breadth-first instead of depth-first, name-sorted within a folder either way. */
@@ -39,6 +41,7 @@ export async function* walkWorkspace(
 ): AsyncGenerator<WalkEntry> {
   const root = sandbox.workspaceRoot;
   const skipFolders = new Set(options.skipFolders ?? [".git"]);
+  const opaqueFolders = new Set(options.opaqueFolders ?? []);
   const rules = options.gitignore ? await GitignoreRules.load(sandbox, start) : null;
   const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
   const pending: { path: string; depth: number }[] = [{ path: start, depth: 0 }];
@@ -58,7 +61,8 @@ export async function* walkWorkspace(
       const depth = folder.depth + 1;
       const relative = start === "" ? path : path.slice(start.length + 1);
       if (depth <= maxDepth) yield { path, relative, type: child.type, depth };
-      if (child.type === "directory" && depth < maxDepth) subfolders.push({ path, depth });
+      if (child.type === "directory" && depth < maxDepth && !opaqueFolders.has(child.name))
+        subfolders.push({ path, depth });
     }
     // Depth-first pops from the end, so push in reverse to keep name order.
     if (options.breadthFirst) pending.push(...subfolders);

@@ -26,13 +26,13 @@ export interface WrittenText {
 }
 
 /**
- * Writes UTF-8 text to a workspace file: the one writer behind every dialect's write, append
- * and create. The whole file is checked (size, overwrite) before anything is written.
+ * Writes UTF-8 text (or bytes) to a workspace file: the one writer behind every dialect's write,
+ * append, create and download. The whole file is checked (size, overwrite) before anything is written.
  */
 export async function writeTextFile(
   context: ToolContext,
   input: unknown,
-  content: string,
+  content: string | Uint8Array,
   options: WriteTextOptions = {},
 ): Promise<WrittenText> {
   const param = options.param ?? "path";
@@ -57,12 +57,13 @@ export async function writeTextFile(
   }
   const previous =
     existing && options.append ? await context.sandbox.readFile(path.absolute) : new Uint8Array();
-  const addition = new TextEncoder().encode(content);
+  // Bytes (a download) are written as they are; text is UTF-8.
+  const addition = typeof content === "string" ? new TextEncoder().encode(content) : content;
   const size = previous.length + addition.length;
   if (options.maxBytes !== undefined && size > options.maxBytes) {
     throw new ToolFailure(
       "limit_exceeded",
-      `${String(input)} would be ${size} bytes, over the ${formatBytes(options.maxBytes)} file size limit; nothing was written.`,
+      `${String(input)} would be ${size} bytes, over the ${formatBytes(options.maxBytes)} file size limit (max_file_size); nothing was written.`,
       { path: input, limit: "max_file_size", limit_bytes: options.maxBytes, size_bytes: size },
     );
   }

@@ -2,12 +2,14 @@ import { type ProxyMarked, proxy, type Remote } from "comlink";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
+import { checkLesson, type Lesson } from "../lessons/lesson.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
 import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
 import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
 import type { PtyRead, Sandbox } from "../sandbox/types.ts";
 import { EDITOR_PROFILE, editorProfile } from "./editor-profile.ts";
+import { LessonHost, type LessonProgress, type LessonStatus, lessonOrigin } from "./lessons.ts";
 import { type WorkspaceMeta, WorkspaceStore } from "./store.ts";
 import {
   type BootResult,
@@ -119,6 +121,21 @@ export interface WorkerApi {
     exportZip(id?: string): Promise<Uint8Array>;
   }>;
 
+  lessons: Namespace<{
+    /**
+     * Opens a lesson in a workspace of its own (made on first open, taken up again after), with
+     * its controls on the runtime. The UI reloads its views after, as after a switch.
+     */
+    open(lesson: Lesson): Promise<{ boot: BootResult; status: LessonStatus }>;
+    /** The lesson of the open workspace, or null when it is not a lesson's workspace. */
+    status(): Promise<LessonStatus | null>;
+    check(): Promise<LessonStatus>;
+    hint(): Promise<LessonStatus>;
+    reset(): Promise<LessonStatus>;
+    /** The learner's progress in every lesson they opened in this browser. */
+    progress(): Promise<Record<string, LessonProgress>>;
+  }>;
+
   settings: Namespace<{
     get(): Promise<Settings>;
     set(patch: Partial<Omit<Settings, "approvals">>): Promise<Settings>;
@@ -140,6 +157,7 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
   let watcher: ((notice: WatchNotice) => void) | undefined;
   let prompt: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | undefined;
 
+  let lessons: LessonHost | undefined;
   const requireStore = (): WorkspaceStore => {
     if (!store) throw new Error("The worker has not booted yet; call boot() first.");
     return store;
@@ -211,6 +229,8 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
       },
     });
     await requireStore().setSetting("currentWorkspace", meta.id);
+    lessons ??= new LessonHost(requireStore());
+    await lessons.attach(session);
     return {
       backend: sandbox.kind,
       capabilities: sandbox.capabilities,
@@ -392,6 +412,39 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
           return zipWorkspace((await current().sandbox.snapshot()).entries);
         }
         return zipWorkspace(await requireStore().loadFiles(id));
+      },
+    }),
+
+    lessons: proxy({
+      async open(lesson) {
+        const checked = checkLesson(lesson);
+        const existing = (await requireStore().listWorkspaces()).find(
+          (meta) => meta.origin === lessonOrigin(checked.id),
+        );
+        const boot = await open(
+          existing ??
+            (await create({
+              name: `Lesson: ${checked.title}`,
+              origin: lessonOrigin(checked.id),
+              files: { files: {} },
+            })),
+        );
+        const taken = lessons!.current();
+        // The same lesson again is taken up where the learner left it; a changed one starts over.
+        if (taken && JSON.stringify(taken.lesson) === JSON.stringify(checked))
+          return { boot, status: await lessons!.status() };
+        return { boot, status: await lessons!.start(current(), checked) };
+      },
+      async status() {
+        return lessons?.current() ? lessons.status() : null;
+      },
+      check: async () => lessons!.check(current()),
+      hint: async () => lessons!.hint(current()),
+      reset: async () => lessons!.reset(current()),
+      async progress() {
+        await openStore();
+        lessons ??= new LessonHost(requireStore());
+        return lessons.progress();
       },
     }),
 

@@ -13,6 +13,15 @@ describe("embedded sandbox specifics", () => {
     expect((await session.read({ yieldMs: 2000 })).output).toBe("$ echo hi\nhi\n$ ");
   });
 
+  it("reports a timeout whichever deadline stops the command first, just-bash's own or the sandbox's timer", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    // The two deadlines are equal, so which one wins varies from run to run; both must read as a timeout.
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => sandbox.exec("sleep 5", { timeoutMs: 30 })),
+    );
+    expect(results.map((result) => result.timedOut)).toEqual(results.map(() => true));
+  });
+
   it("keeps its state over 100 writes to one shell session", async () => {
     const sandbox = await EmbeddedSandbox.create();
     const session = await sandbox.pty("bash");
@@ -44,6 +53,36 @@ describe("embedded sandbox specifics", () => {
     expect(read.output).toContain("^C");
     expect(read.output).toContain("after\n");
     expect(read.exited).toBe(false);
+  });
+
+  it("reports a command stopped while it waits (sleep) as timed out, whichever deadline fires first", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    // just-bash's own deadline and the sandbox's timer race; both must read as a timeout.
+    for (let i = 0; i < 20; i++) {
+      const result = await sandbox.exec("sleep 10", { timeoutMs: 30 });
+      expect(result.timedOut, `run ${i}: ${result.stderr}`).toBe(true);
+    }
+  });
+
+  it("stops a runaway awk, sed or shell loop at the loop limit it is given", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    const started = Date.now();
+    for (const command of [
+      "awk 'BEGIN { while (1) x++ }'",
+      "echo a | sed ':a; s/a/a/; ta'",
+      "while true; do :; done",
+    ]) {
+      const result = await sandbox.exec(command, { loopLimit: 10_000, timeoutMs: 60_000 });
+      expect(result.exitCode, command).not.toBe(0);
+      expect(result.stderr, command).toMatch(
+        /exceeded maximum iterations \(10000\)|too many iterations \(10000\)/u,
+      );
+    }
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(
+      (await sandbox.exec("awk 'BEGIN { for (i = 0; i < 500; i++) n++; print n }'", { loopLimit: 1000 }))
+        .stdout,
+    ).toBe("500\n");
   });
 
   it("recognises incomplete shell input", () => {

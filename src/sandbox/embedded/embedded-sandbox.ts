@@ -1,4 +1,5 @@
 import { Bash, type CustomCommand, getCommandNames, type NetworkConfig } from "just-bash";
+import { parentOf } from "../paths.ts";
 import { restoreWorkspace } from "../snapshot.ts";
 import {
   type DirEntry,
@@ -45,7 +46,8 @@ const GENEROUS_LIMITS = {
   maxStringLength: 256 * 1024 * 1024,
   maxCallDepth: 1000,
 } as const;
-const DEADLINE_MESSAGE = /execution exceeded execution deadline/u;
+/** just-bash words its own deadline "execution exceeded execution deadline" or "bash: sleep exceeded its execution deadline". */
+const DEADLINE_MESSAGE = /exceeded (?:its )?execution deadline/u;
 
 /**
  * The embedded backend: just-bash's in-memory filesystem and its bash, in a browser worker or in
@@ -196,6 +198,7 @@ export class EmbeddedSandbox implements Sandbox {
       stdin: options.stdin,
       timeoutMs,
       signal: options.signal,
+      loopLimit: options.loopLimit,
     });
     return {
       exitCode: result.exitCode,
@@ -276,6 +279,7 @@ export class EmbeddedSandbox implements Sandbox {
       stdin?: string | undefined;
       timeoutMs: number;
       signal?: AbortSignal | undefined;
+      loopLimit?: number | undefined;
     },
   ): Promise<{
     stdout: string;
@@ -300,7 +304,11 @@ export class EmbeddedSandbox implements Sandbox {
       env: options.env,
       customCommands: this.commands,
       ...(this.network ? { network: this.network } : {}),
-      executionLimits: { ...GENEROUS_LIMITS, maxExecutionTimeMs: Math.max(1, options.timeoutMs) },
+      executionLimits: {
+        ...GENEROUS_LIMITS,
+        maxExecutionTimeMs: Math.max(1, options.timeoutMs),
+        ...(options.loopLimit === undefined ? {} : loopLimits(options.loopLimit)),
+      },
     });
     // Timers cover awaits (sleep, network); just-bash's own deadline covers busy loops.
     const controller = new AbortController();
@@ -367,9 +375,14 @@ export class EmbeddedSandbox implements Sandbox {
   }
 }
 
-function parentOf(path: string): string {
-  const index = path.lastIndexOf("/");
-  return index <= 0 ? "/" : path.slice(0, index);
+/** One loop limit for every interpreter that counts its own loops. */
+function loopLimits(limit: number) {
+  return {
+    maxLoopIterations: limit,
+    maxAwkIterations: limit,
+    maxSedIterations: limit,
+    maxJqIterations: limit,
+  };
 }
 
 function toFileStat(stat: {

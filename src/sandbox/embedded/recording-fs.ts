@@ -1,4 +1,5 @@
 import { type CpOptions, InMemoryFs, type MkdirOptions, type RmOptions } from "just-bash";
+import { collapsePath, parentOf } from "../paths.ts";
 import { sameEntry } from "../snapshot.ts";
 import type { SnapshotEntry, WorkspaceChange } from "../types.ts";
 
@@ -81,7 +82,7 @@ export class RecordingFs extends InMemoryFs {
   private async before(path: string): Promise<void> {
     const recording = this.recording;
     if (!recording) return;
-    const normalized = normalize(path);
+    const normalized = collapsePath(path);
     if (normalized !== this.root && !normalized.startsWith(`${this.root}/`)) return;
     let top = normalized;
     // A write may create missing parents: record from the highest one that does not exist yet.
@@ -152,19 +153,4 @@ export class RecordingFs extends InMemoryFs {
       .filter((change) => change.path !== "")
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
-}
-
-function normalize(path: string): string {
-  const out: string[] = [];
-  for (const segment of path.split("/")) {
-    if (segment === "" || segment === ".") continue;
-    if (segment === "..") out.pop();
-    else out.push(segment);
-  }
-  return `/${out.join("/")}`;
-}
-
-function parentOf(path: string): string {
-  const index = path.lastIndexOf("/");
-  return index <= 0 ? "/" : path.slice(0, index);
 }

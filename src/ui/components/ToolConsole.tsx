@@ -67,6 +67,8 @@ export function ToolConsole() {
     setErrors({});
     setFailure(null);
     setRunning({ since: performance.now() });
+    // A request id names one call: the next run gets a fresh one unless the person types another.
+    setRequestId("");
     try {
       const result = await model.run(profile, {
         tool: tool.name,

@@ -1,0 +1,472 @@
+import { stepNumber } from "../../core/artifacts.ts";
+import { ToolFailure } from "../../core/errors.ts";
+import type { ToolContext } from "../../core/profile.ts";
+import { truncateHeadTailBytes } from "../../core/truncate.ts";
+import {
+  commandAvailable,
+  hasEslintConfig,
+  isPythonProject,
+  isTypeScriptProject,
+  jsTool,
+  planTests,
+  projectFacts,
+  runnerOf,
+  shellWord,
+} from "../../tools/quality/detect.ts";
+import {
+  type Issue,
+  type IssueParser,
+  parseLintOutput,
+  parseTypecheckOutput,
+} from "../../tools/quality/issue-parsers.ts";
+import { lintPythonInWorker } from "../../tools/quality/ruff-wasm.ts";
+import { parseTestOutput, type TestParser } from "../../tools/quality/test-parsers.ts";
+import { typecheckWithCompiler } from "../../tools/quality/typescript-check.ts";
+import { runShell } from "../../tools/shell.ts";
+import { type AnyTool, plural, type ResultArtifact, report } from "./result.ts";
+
+/** raw_output keeps its head and tail up to this size; the whole output is saved as an artifact. */
+export const RAW_OUTPUT_LIMIT_BYTES = 64 * 1024;
+const LINT_TIMEOUT_SEC = 120;
+/** Most failures or issues listed; the counts cover all of them. */
+const MAX_LISTED = 200;
+
+interface Ran {
+  command: string;
+  exitCode: number;
+  rawOutput: string;
+  output: string;
+  timedOut: boolean;
+  artifacts: ResultArtifact[];
+  warnings: string[];
+}
+
+/** Runs a quality command; a runner that is not there is tool_unavailable, saying what to do. */
+async function runQuality(
+  context: ToolContext,
+  tool: string,
+  command: string,
+  timeoutSec: number,
+): Promise<Ran> {
+  const outcome = await runShell(context, { command, timeoutMs: timeoutSec * 1000 });
+  const output = [outcome.stdout, outcome.stderr]
+    .filter((text) => text !== "")
+    .join(outcome.stdout.endsWith("\n") ? "" : "\n");
+  if (outcome.exitCode === 127 && /command not found|not available/u.test(outcome.stderr)) {
+    const missing = /bash: ([^:]+): command not/u.exec(outcome.stderr)?.[1] ?? command.split(/\s+/u)[0];
+    throw unavailable(
+      tool,
+      `\`${missing}\` is not available on this ${context.sandbox.kind} backend, so \`${command}\` cannot run`,
+      { command, stderr: outcome.stderr },
+    );
+  }
+  const cut = truncateHeadTailBytes(output, RAW_OUTPUT_LIMIT_BYTES);
+  const artifacts: ResultArtifact[] = [];
+  const warnings: string[] = [];
+  if (cut.truncated) {
+    const path = `logs/tool_step_${stepNumber(context.step)}_${tool}.txt`;
+    context.artifacts.put(path, output);
+    artifacts.push({ type: "log", path, description: `Full output of ${command}` });
+    warnings.push(`raw_output was ${cut.original} bytes; kept its head and tail. Full output in ${path}.`);
+  }
+  if (outcome.timedOut) {
+    throw new ToolFailure(
+      "timeout",
+      `\`${command}\` did not finish within ${timeoutSec} s and was stopped.`,
+      {
+        command,
+        raw_output: cut.text,
+        timeout_sec: timeoutSec,
+        artifacts,
+      },
+    );
+  }
+  return {
+    command,
+    exitCode: outcome.exitCode,
+    rawOutput: cut.text,
+    output,
+    timedOut: false,
+    artifacts,
+    warnings,
+  };
+}
+
+function unavailable(tool: string, what: string, details: Record<string, unknown> = {}): ToolFailure {
+  return new ToolFailure(
+    "tool_unavailable",
+    `${tool}: ${what}. Pass command= with a runner this backend has (workspace_info lists them), or run the project on a backend with native runtimes (a WebContainer for Node tools; the CLI on a machine with Python for Python tools).`,
+    details,
+  );
+}
+
+interface RunTestsParams {
+  command?: string;
+  focus?: string[];
+  timeout_sec: number;
+}
+
+const runTests: AnyTool = {
+  name: "run_tests",
+  description:
+    "Run the test suite and return structured pass/fail results, parsed from the runner's own output (pytest, node --test, vitest, jest; other runners by their 'N passed, N failed' line). Auto-detects the command from the workspace: package.json's test script (npm test), pytest for test_*.py files, vitest, jest, node --test. TOOL_UNAVAILABLE when this backend cannot run the runner. Add a max-iterations guard in your agent scaffolding before calling this in a loop.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      command: {
+        type: "string",
+        description: "The test command to run, e.g. 'pytest -x tests/unit'. Default: auto-detected.",
+      },
+      focus: {
+        type: "array",
+        items: { type: "string" },
+        description:
+          "Run only these tests: files, node ids (tests/test_a.py::test_x) or name filters, passed to the runner. Default: all tests.",
+      },
+      timeout_sec: {
+        type: "integer",
+        minimum: 1,
+        maximum: 3600,
+        default: 60,
+        description: "Seconds before the run is stopped (TIMEOUT).",
+      },
+    },
+    required: [],
+    additionalProperties: false,
+  },
+  kind: "command",
+  deadlineMs: (params: RunTestsParams) => params.timeout_sec * 1000 + 15_000,
+  async run(params: RunTestsParams, context) {
+    const facts = await projectFacts(context);
+    let command: string;
+    let runner: TestParser | undefined;
+    const warnings: string[] = [];
+    if (params.command) {
+      command = params.focus?.length
+        ? `${params.command} ${params.focus.map(shellWord).join(" ")}`
+        : params.command;
+      runner = runnerOf(command, facts);
+    } else {
+      const plan = planTests(facts, params.focus ?? []);
+      if (!plan) {
+        throw new ToolFailure(
+          "tool_unavailable",
+          "run_tests found no tests to run: no package.json test script, no test_*.py files, no vitest/jest setup, no *.test.js files. Pass command= to say how to run them.",
+          {
+            looked_for: [
+              "package.json scripts.test",
+              "test_*.py / conftest.py",
+              "vitest",
+              "jest",
+              "*.test.js",
+            ],
+          },
+        );
+      }
+      const needs = plan.needs === "pytest" ? ["pytest", "python3", "python"] : [plan.needs];
+      const found = [];
+      for (const name of needs) if (await commandAvailable(context, name)) found.push(name);
+      if (found.length === 0) {
+        throw unavailable(
+          "run_tests",
+          `the workspace's tests run with \`${plan.command}\` (${plan.why}), but this ${context.sandbox.kind} backend has no ${needs.join(" or ")}`,
+          {
+            command: plan.command,
+            missing: needs,
+          },
+        );
+      }
+      command =
+        plan.needs === "pytest" && !found.includes("pytest")
+          ? plan.command.replace(/^pytest/u, `${found[0]} -m pytest`)
+          : plan.command;
+      runner = plan.runner;
+      warnings.push(`Ran \`${command}\`: ${plan.why}.`);
+    }
+    const ran = await runQuality(context, "run_tests", command, params.timeout_sec);
+    const parsed = parseTestOutput(ran.output, context.sandbox.workspaceRoot, runner);
+    if (!parsed)
+      warnings.push("Could not read test counts from the output; passed reflects the exit code only.");
+    const failures = (parsed?.failures ?? [])
+      .slice(0, MAX_LISTED)
+      .map(({ file, test, reason, snippet, line }) => ({ file, test, reason, snippet, line }));
+    const failed = parsed?.failed_count ?? (ran.exitCode === 0 ? 0 : 1);
+    const passed = ran.exitCode === 0 && failed === 0;
+    if (parsed && ran.exitCode !== 0 && failed === 0)
+      warnings.push(
+        `The runner exited with code ${ran.exitCode} although no test failed (a collection, setup or configuration error?).`,
+      );
+    const summary = parsed?.summary ?? (ran.exitCode === 0 ? "exit code 0" : `exit code ${ran.exitCode}`);
+    return report(
+      {
+        passed,
+        total: parsed?.total ?? 0,
+        passed_count: parsed?.passed_count ?? 0,
+        failed_count: failed,
+        skipped_count: parsed?.skipped_count ?? 0,
+        summary,
+        failures,
+        raw_output: ran.rawOutput,
+        command,
+        exit_code: ran.exitCode,
+        parser_used: parsed?.parser ?? null,
+      },
+      {
+        message: passed
+          ? `Tests passed: ${summary}.`
+          : `Tests failed: ${summary}${failures[0] ? `. First: ${failures[0].test} (${failures[0].reason})` : ""}.`,
+        warnings: [...warnings, ...ran.warnings],
+        artifacts: ran.artifacts,
+      },
+    );
+  },
+};
+
+interface IssueParams {
+  command?: string;
+  paths?: string[];
+}
+
+function issueResult(
+  tool: "run_lint" | "typecheck",
+  issues: Issue[],
+  rawOutput: string,
+  parser: IssueParser | null,
+  extra: Record<string, unknown>,
+  warnings: string[],
+  artifacts: ResultArtifact[],
+) {
+  const errors = issues.filter((issue) => issue.severity === "error").length;
+  const clean = issues.length === 0;
+  return report(
+    {
+      clean,
+      issue_count: issues.length,
+      issues: issues.slice(0, MAX_LISTED),
+      raw_output: rawOutput,
+      parser_used: parser,
+      ...extra,
+    },
+    {
+      message: clean
+        ? `${tool === "run_lint" ? "Lint" : "Type check"} clean (${parser}).`
+        : `${plural(issues.length, "issue")} (${errors} error${errors === 1 ? "" : "s"}) from ${parser}; first: ${issues[0]!.file}:${issues[0]!.line} ${issues[0]!.message.split("\n")[0]}`,
+      warnings:
+        issues.length > MAX_LISTED
+          ? [...warnings, `Listed the first ${MAX_LISTED} of ${issues.length} issues.`]
+          : warnings,
+      artifacts,
+    },
+  );
+}
+
+const pathArgs = (paths: string[] | undefined) =>
+  paths && paths.length > 0 ? paths.map(shellWord).join(" ") : ".";
+
+const runLint: AnyTool = {
+  name: "run_lint",
+  description:
+    "Run the linter and return structured issues. Auto-detects ruff for Python (the backend's ruff with --output-format=json, else ruff's WebAssembly build inside Toolroom: parser_used 'ruff-wasm', same rules and settings) or eslint for a project with an eslint config (-f json). A custom command's output is read in ruff's or eslint's text formats. TOOL_UNAVAILABLE when no linter can run.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      command: {
+        type: "string",
+        description: "The lint command to run, e.g. 'ruff check src'. Default: auto-detected.",
+      },
+      paths: {
+        type: "array",
+        items: { type: "string" },
+        description:
+          "Files or folders to lint, relative to the workspace root. Default: the whole workspace.",
+      },
+    },
+    required: [],
+    additionalProperties: false,
+  },
+  kind: "command",
+  deadlineMs: LINT_TIMEOUT_SEC * 1000 + 15_000,
+  async run(params: IssueParams, context) {
+    let command = params.command;
+    const warnings: string[] = [];
+    if (!command) {
+      const facts = await projectFacts(context);
+      const missing: string[] = [];
+      if (isPythonProject(facts)) {
+        if (await commandAvailable(context, "ruff"))
+          command = `ruff check --output-format=json ${pathArgs(params.paths)}`;
+        else {
+          try {
+            const checked = await lintPythonInWorker(context, {
+              ...(params.paths ? { paths: params.paths } : {}),
+            });
+            return issueResult(
+              "run_lint",
+              checked.issues,
+              truncateHeadTailBytes(checked.rawOutput, RAW_OUTPUT_LIMIT_BYTES).text,
+              "ruff-wasm",
+              {
+                command: null,
+                files_checked: checked.filesChecked,
+                config_file: checked.configSource,
+                ruff_version: checked.version,
+              },
+              checked.configSource ? [] : ["No ruff settings in the project: ruff's default rules apply."],
+              [],
+            );
+          } catch (error) {
+            if (!(error instanceof ToolFailure) || error.code !== "tool_unavailable") throw error;
+            missing.push("ruff (for the Python files; its WebAssembly build could not load here either)");
+          }
+        }
+      }
+      if (!command && hasEslintConfig(facts)) {
+        const eslint = await jsTool(context, "eslint");
+        if (eslint) command = `${eslint} -f json ${pathArgs(params.paths)}`;
+        else missing.push("eslint (for the eslint config)");
+      }
+      if (!command) {
+        if (missing.length === 0) {
+          throw new ToolFailure(
+            "tool_unavailable",
+            "run_lint found nothing to lint with: no Python files for ruff and no eslint config. Pass command= to name a linter.",
+            {},
+          );
+        }
+        throw unavailable(
+          "run_lint",
+          `this ${context.sandbox.kind} backend has no ${missing.join(" and no ")}`,
+          { missing },
+        );
+      }
+    } else if (params.paths?.length) command = `${command} ${pathArgs(params.paths)}`;
+    const ran = await runQuality(context, "run_lint", command, LINT_TIMEOUT_SEC);
+    const parsed = parseLintOutput(ran.output, context.sandbox.workspaceRoot);
+    if (!parsed && ran.exitCode !== 0)
+      warnings.push(
+        `Could not read issues from the output, and the linter exited with code ${ran.exitCode}; see raw_output.`,
+      );
+    const issues = parsed?.issues ?? [];
+    return issueResult(
+      "run_lint",
+      issues,
+      ran.rawOutput,
+      parsed?.parser ?? null,
+      { command, exit_code: ran.exitCode },
+      [...warnings, ...ran.warnings],
+      ran.artifacts,
+    );
+  },
+};
+
+const typecheck: AnyTool = {
+  name: "typecheck",
+  description:
+    "Run the type checker and return structured issues. Auto-detects: TypeScript (tsconfig.json or .ts files) runs native tsc where the backend has it, else the TypeScript compiler inside Toolroom itself (parser_used 'typescript-api', same diagnostics as tsc --noEmit); Python runs mypy or pyright. TOOL_UNAVAILABLE when no checker can run.",
+  inputSchema: {
+    type: "object",
+    properties: {
+      command: {
+        type: "string",
+        description: "The type-check command to run, e.g. 'mypy src'. Default: auto-detected.",
+      },
+      paths: {
+        type: "array",
+        items: { type: "string" },
+        description:
+          "Files or folders to report on, relative to the workspace root. Default: the whole workspace.",
+      },
+    },
+    required: [],
+    additionalProperties: false,
+  },
+  kind: "command",
+  deadlineMs: LINT_TIMEOUT_SEC * 1000 + 15_000,
+  async run(params: IssueParams, context) {
+    let command = params.command;
+    const warnings: string[] = [];
+    // tsc checks a whole project (-p cannot take files): its report is narrowed to paths instead.
+    let narrowTo: string[] | undefined;
+    if (!command) {
+      const facts = await projectFacts(context);
+      // A tsconfig.json says TypeScript first; otherwise Python first. Whichever can run here wins.
+      const order: ("typescript" | "python")[] = facts.files.has("tsconfig.json")
+        ? ["typescript", "python"]
+        : ["python", "typescript"];
+      const missing: string[] = [];
+      for (const language of order) {
+        if (language === "python" && isPythonProject(facts)) {
+          if (await commandAvailable(context, "mypy")) {
+            command = `mypy --show-column-numbers --show-error-codes --no-color-output --no-error-summary ${pathArgs(params.paths)}`;
+            break;
+          }
+          if (await commandAvailable(context, "pyright")) {
+            command = `pyright --outputjson ${params.paths?.map(shellWord).join(" ") ?? ""}`.trim();
+            break;
+          }
+          missing.push("mypy or pyright (for the Python files)");
+        }
+        if (language === "typescript" && isTypeScriptProject(facts)) {
+          const tsc = context.sandbox.capabilities.nativeBinaries ? await jsTool(context, "tsc") : null;
+          if (tsc) {
+            command = `${tsc} --noEmit --pretty false${facts.files.has("tsconfig.json") ? " -p ." : ""}`;
+            narrowTo = params.paths;
+            break;
+          }
+          const checked = await typecheckWithCompiler(context, {
+            ...(params.paths ? { paths: params.paths } : {}),
+          });
+          return issueResult(
+            "typecheck",
+            checked.issues,
+            truncateHeadTailBytes(checked.rawOutput, RAW_OUTPUT_LIMIT_BYTES).text,
+            "typescript-api",
+            { command: null, files_checked: checked.filesChecked, config_file: checked.configFile },
+            [...checked.warnings, ...missing.map((what) => `Not checked: this backend has no ${what}.`)],
+            [],
+          );
+        }
+      }
+      if (!command) {
+        if (missing.length > 0) {
+          throw unavailable(
+            "typecheck",
+            `this ${context.sandbox.kind} backend has no ${missing.join(" and no ")}`,
+            {
+              missing: ["mypy", "pyright"],
+            },
+          );
+        }
+        throw new ToolFailure(
+          "tool_unavailable",
+          "typecheck found nothing to check: no TypeScript and no Python files. Pass command= to name a type checker.",
+          {},
+        );
+      }
+    } else if (params.paths?.length) command = `${command} ${pathArgs(params.paths)}`;
+    const ran = await runQuality(context, "typecheck", command, LINT_TIMEOUT_SEC);
+    const parsed = parseTypecheckOutput(ran.output, context.sandbox.workspaceRoot);
+    if (!parsed && ran.exitCode !== 0)
+      warnings.push(
+        `Could not read issues from the output, and the checker exited with code ${ran.exitCode}; see raw_output.`,
+      );
+    const under = (file: string, path: string) => {
+      const prefix = path.replace(/^\.\//u, "").replace(/\/+$/u, "");
+      return prefix === "" || prefix === "." || file === prefix || file.startsWith(`${prefix}/`);
+    };
+    const issues = (parsed?.issues ?? []).filter(
+      (issue) => !narrowTo?.length || narrowTo.some((path) => under(issue.file, path)),
+    );
+    return issueResult(
+      "typecheck",
+      issues,
+      ran.rawOutput,
+      parsed?.parser ?? null,
+      { command, exit_code: ran.exitCode },
+      [...warnings, ...ran.warnings],
+      ran.artifacts,
+    );
+  },
+};
+
+export const QUALITY_TOOLS: AnyTool[] = [runTests, runLint, typecheck];

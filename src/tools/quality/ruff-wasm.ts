@@ -1,0 +1,171 @@
+import { parse as parseToml } from "smol-toml";
+import { ToolFailure } from "../../core/errors.ts";
+import type { ToolContext } from "../../core/profile.ts";
+import { decodeText } from "../text.ts";
+import { walkWorkspace } from "../walk.ts";
+import type { Issue } from "./issue-parsers.ts";
+
+type RuffModule = typeof import("@astral-sh/ruff-wasm-web");
+/** What the wasm initialiser accepts: the module's bytes, a URL or a Response. */
+export type RuffWasmSource = () => Promise<BufferSource | URL | Response | WebAssembly.Module>;
+
+let wasmSource: RuffWasmSource | undefined;
+let loading: Promise<RuffModule> | undefined;
+
+/**
+ * Where the in-worker ruff finds its 11 MB WebAssembly module. A browser bundle can leave it unset
+ * (the package locates its .wasm beside itself); Node hosts (the CLI, tests) hand over the bytes.
+ */
+export function setRuffWasm(source: RuffWasmSource | undefined): void {
+  wasmSource = source;
+  loading = undefined;
+}
+
+async function loadRuff(): Promise<RuffModule> {
+  loading ??= (async () => {
+    const module = await import("@astral-sh/ruff-wasm-web");
+    await module.default(wasmSource ? { module_or_path: await wasmSource() } : undefined);
+    return module;
+  })();
+  try {
+    return await loading;
+  } catch (error) {
+    loading = undefined;
+    throw new ToolFailure(
+      "tool_unavailable",
+      `The in-worker ruff (WebAssembly) could not load: ${(error as Error).message}. The host must register its .wasm with setRuffWasm.`,
+      { missing: "ruff wasm" },
+    );
+  }
+}
+
+/** The version of the in-worker ruff, loading it if need be; null when it cannot load here. */
+export async function ruffWasmVersion(): Promise<string | null> {
+  try {
+    return (await loadRuff()).Workspace.version();
+  } catch {
+    return null;
+  }
+}
+
+/** Folders ruff never lints by default (its `exclude` list), besides what .gitignore ignores. */
+const RUFF_EXCLUDED = [
+  ".git",
+  ".venv",
+  "venv",
+  ".tox",
+  ".nox",
+  "__pypackages__",
+  "node_modules",
+  "build",
+  "dist",
+  "site-packages",
+  ".mypy_cache",
+  ".ruff_cache",
+  "__pycache__",
+];
+
+/** The project's ruff settings: ruff.toml or .ruff.toml, else pyproject.toml's [tool.ruff]. */
+async function ruffSettings(
+  context: Pick<ToolContext, "sandbox">,
+): Promise<{ settings: Record<string, unknown>; source: string | null }> {
+  const root = context.sandbox.workspaceRoot;
+  const read = async (name: string) => {
+    try {
+      return decodeText(await context.sandbox.readFile(`${root}/${name}`));
+    } catch {
+      return null;
+    }
+  };
+  for (const name of ["ruff.toml", ".ruff.toml"]) {
+    const text = await read(name);
+    if (text !== null) return { settings: parseToml(text) as Record<string, unknown>, source: name };
+  }
+  const pyproject = await read("pyproject.toml");
+  if (pyproject !== null) {
+    const tool = (parseToml(pyproject) as { tool?: { ruff?: Record<string, unknown> } }).tool;
+    if (tool?.ruff) return { settings: tool.ruff, source: "pyproject.toml [tool.ruff]" };
+  }
+  return { settings: {}, source: null };
+}
+
+export interface RuffCheck {
+  issues: Issue[];
+  /** The issues in ruff's concise format (`file:line:col: CODE message`). */
+  rawOutput: string;
+  filesChecked: number;
+  configSource: string | null;
+  version: string;
+}
+
+/**
+ * `ruff check` without a Python or a ruff binary: ruff's own WebAssembly build, file by file, over
+ * the sandbox's .py files (.gitignore and ruff's default excludes honoured), with the project's
+ * ruff settings. Per-file settings that depend on a file's path (per-file-ignores) do not apply.
+ */
+export async function lintPythonInWorker(
+  context: Pick<ToolContext, "sandbox" | "signal">,
+  request: { paths?: string[] } = {},
+): Promise<RuffCheck> {
+  const ruff = await loadRuff();
+  const { settings, source } = await ruffSettings(context);
+  let workspace: InstanceType<RuffModule["Workspace"]>;
+  try {
+    workspace = new ruff.Workspace(settings, ruff.PositionEncoding.Utf32);
+  } catch (error) {
+    throw new ToolFailure(
+      "invalid_params",
+      `The ruff settings in ${source} are not valid: ${String(error)}.`,
+      { config: source },
+    );
+  }
+  const only = (request.paths ?? [])
+    .map((path) => path.replace(/^\.\//u, "").replace(/\/+$/u, ""))
+    .filter((path) => path !== "" && path !== ".");
+  const selected = (path: string) =>
+    only.length === 0 || only.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  const issues: Issue[] = [];
+  let filesChecked = 0;
+  try {
+    for await (const entry of walkWorkspace(context.sandbox, "", {
+      gitignore: true,
+      skipFolders: RUFF_EXCLUDED,
+      signal: context.signal,
+    })) {
+      if (entry.type !== "file" || !/\.pyi?$/u.test(entry.path) || !selected(entry.path)) continue;
+      const text = decodeText(
+        await context.sandbox.readFile(`${context.sandbox.workspaceRoot}/${entry.path}`),
+      );
+      if (text === null) continue;
+      filesChecked++;
+      const diagnostics = workspace.check(text) as {
+        code: string | null;
+        message: string;
+        start_location: { row: number; column: number };
+      }[];
+      for (const diagnostic of diagnostics) {
+        issues.push({
+          file: entry.path,
+          line: diagnostic.start_location.row,
+          col: diagnostic.start_location.column,
+          rule: diagnostic.code ?? "invalid-syntax",
+          message: diagnostic.message,
+          severity: "error",
+        });
+      }
+    }
+  } finally {
+    workspace.free();
+  }
+  // ruff reports by file, then position.
+  issues.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.col - b.col));
+  return {
+    issues,
+    rawOutput: issues
+      .map((issue) => `${issue.file}:${issue.line}:${issue.col}: ${issue.rule} ${issue.message}\n`)
+      .join(""),
+    filesChecked,
+    configSource: source,
+    version: ruff.Workspace.version(),
+  };
+}

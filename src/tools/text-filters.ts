@@ -1,0 +1,442 @@
+import { ToolFailure } from "../core/errors.ts";
+import type { ToolContext } from "../core/profile.ts";
+import { truncateHeadBytes, utf8Length } from "../core/truncate.ts";
+import { formatBytes } from "./write-text.ts";
+
+/**
+ * jq, grep, sed and awk as read-only text filters, run by the sandbox's own commands. The program
+ * never reaches a shell: it goes in an environment variable expanded inside double quotes, and the
+ * input (already read through the resolver and size-checked by the caller) goes in on stdin, so
+ * no file name or quote in either can change what runs. sed and awk programs are checked first
+ * and refused if they could write files, read files behind the resolver's back or run commands.
+ */
+
+export type TextFilter = "jq" | "grep" | "sed" | "awk";
+
+export interface TextFilterRun {
+  filter: TextFilter;
+  program: string;
+  /** The text to filter; null runs jq on null input (jq -n). */
+  input: string | null;
+  /** Refuse output larger than this (limit_exceeded naming `maxOutputName`). */
+  maxOutputBytes?: number;
+  maxOutputName?: string;
+  timeoutMs?: number;
+}
+
+export interface TextFilterResult {
+  output: string;
+  exitCode: number;
+}
+
+const PROGRAM_VARIABLE = "TOOLROOM_PROGRAM";
+/**
+ * Iterations any one loop of a filter may run. Inputs are small (32 KB); a program looping past
+ * this is runaway, and on the embedded sandbox a count is the only thing that can stop it.
+ */
+export const FILTER_LOOP_LIMIT = 100_000;
+
+/** The command line of each filter; the program is read from the environment, inside quotes. */
+function commandLine(run: TextFilterRun): string {
+  const program = `"$${PROGRAM_VARIABLE}"`;
+  switch (run.filter) {
+    case "jq":
+      return run.input === null ? `jq -n ${program}` : `jq ${program}`;
+    case "grep":
+      return `grep -n -e ${program}`;
+    case "sed":
+      return `sed -n -e ${program}`;
+    case "awk":
+      return `awk ${program}`;
+  }
+}
+
+/**
+ * Runs a filter over text. grep's exit 1 (no match) is a result; any other failure of the command
+ * is abnormal_exit with its stderr (invalid_pattern for a bad grep regex).
+ */
+export async function runTextFilter(context: ToolContext, run: TextFilterRun): Promise<TextFilterResult> {
+  if (run.filter === "sed") checkSedExpression(run.program);
+  if (run.filter === "awk") checkAwkScript(run.program);
+  // jq and awk take no "--": a leading space keeps a program such as "-1" from reading as an option.
+  const program = run.filter === "jq" || run.filter === "awk" ? ` ${run.program}` : run.program;
+  const result = await context.sandbox.exec(commandLine(run), {
+    env: { [PROGRAM_VARIABLE]: program },
+    stdin: run.input ?? "",
+    timeoutMs: run.timeoutMs ?? context.deadlineMs,
+    signal: context.signal,
+    loopLimit: FILTER_LOOP_LIMIT,
+  });
+  if (result.timedOut) {
+    throw new ToolFailure(
+      "timeout",
+      `${run.filter} did not finish within ${(run.timeoutMs ?? context.deadlineMs) / 1000} s.`,
+      {
+        command: run.filter,
+      },
+    );
+  }
+  const failed = run.filter === "grep" ? result.exitCode > 1 : result.exitCode !== 0;
+  if (failed && /exceeded maximum iterations|too many iterations/u.test(result.stderr)) {
+    throw new ToolFailure(
+      "limit_exceeded",
+      `${run.filter} stopped: a loop ran more than ${FILTER_LOOP_LIMIT} times (max_loop_iterations).`,
+      { command: run.filter, limit: "max_loop_iterations", limit_iterations: FILTER_LOOP_LIMIT },
+    );
+  }
+  if (failed) {
+    const stderr = result.stderr.trim();
+    const isPattern =
+      run.filter === "grep" && /invalid|unmatched|unbalanced|trailing backslash/iu.test(stderr);
+    throw new ToolFailure(
+      isPattern ? "invalid_pattern" : "abnormal_exit",
+      `${run.filter} failed (exit ${result.exitCode}): ${stderr || "no message"}`,
+      {
+        command: run.filter,
+        exit_code: result.exitCode,
+        stderr: truncateHeadBytes(result.stderr, 2000).text,
+      },
+    );
+  }
+  if (run.maxOutputBytes !== undefined && utf8Length(result.stdout) > run.maxOutputBytes) {
+    const size = utf8Length(result.stdout);
+    throw new ToolFailure(
+      "limit_exceeded",
+      `${run.filter} produced ${size} bytes, over the ${formatBytes(run.maxOutputBytes)} output limit (${run.maxOutputName ?? "max_output_size"}). Narrow the ${run.filter === "jq" ? "filter" : "program"}.`,
+      { limit: run.maxOutputName ?? "max_output_size", limit_bytes: run.maxOutputBytes, size_bytes: size },
+    );
+  }
+  return { output: result.stdout, exitCode: result.exitCode };
+}
+
+/** grep -n output ("12:text") as numbered lines. */
+export function parseNumberedLines(output: string): { line: number; text: string }[] {
+  const lines = output.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return lines.map((entry) => {
+    const colon = entry.indexOf(":");
+    return { line: Number(entry.slice(0, colon)), text: entry.slice(colon + 1) };
+  });
+}
+
+function refuse(filter: string, what: string, why: string): never {
+  throw new ToolFailure("command_blocked", `${filter}: ${what} is not allowed here: ${why}.`, {
+    command: filter,
+    construct: what,
+  });
+}
+
+const SED_SIMPLE = new Set(["=", "d", "D", "g", "G", "h", "H", "n", "N", "p", "P", "x", "z", "F"]);
+
+/**
+ * Checks a sed script is read-only line extraction: every command is parsed (addresses, s and y
+ * with any delimiter, a/i/c text, labels, blocks) and w, W, r, R, e and the s flags e and w are
+ * refused, as are options (-i and friends) passed where the script goes.
+ */
+export function checkSedExpression(script: string): void {
+  if (/^\s*-/u.test(script)) {
+    refuse(
+      "sed",
+      "an option",
+      "give only the sed expression (such as '1,10p'); options like -i are not accepted",
+    );
+  }
+  let i = 0;
+  const n = script.length;
+  const peek = () => script[i];
+  const skipBlanks = () => {
+    while (i < n && (script[i] === " " || script[i] === "\t")) i++;
+  };
+  /** Reads up to an unescaped delimiter and steps over it. */
+  const delimited = (delimiter: string, what: string) => {
+    while (i < n && script[i] !== delimiter) {
+      if (script[i] === "\\") i++;
+      if (script[i] === "\n" && delimiter !== "\n") {
+        throw new ToolFailure("invalid_params", `sed: unterminated ${what} in ${JSON.stringify(script)}.`);
+      }
+      i++;
+    }
+    if (i >= n)
+      throw new ToolFailure("invalid_params", `sed: unterminated ${what} in ${JSON.stringify(script)}.`);
+    i++;
+  };
+  const toLineEnd = () => {
+    while (i < n && script[i] !== "\n") i++;
+  };
+  const address = (): boolean => {
+    const c = peek();
+    if (c !== undefined && /[0-9]/u.test(c)) {
+      while (i < n && /[0-9~]/u.test(script[i]!)) i++;
+      return true;
+    }
+    if (c === "$") {
+      i++;
+      return true;
+    }
+    if (c === "/" || c === "\\") {
+      if (c === "\\") i++;
+      const delimiter = script[i]!;
+      i++;
+      delimited(delimiter, "address regex");
+      while (i < n && (script[i] === "I" || script[i] === "M")) i++;
+      return true;
+    }
+    return false;
+  };
+
+  while (i < n) {
+    while (i < n && /[\s;]/u.test(script[i]!)) i++;
+    if (i >= n) break;
+    if (address()) {
+      skipBlanks();
+      if (peek() === ",") {
+        i++;
+        skipBlanks();
+        if (peek() === "+" || peek() === "~") {
+          i++;
+          while (i < n && /[0-9]/u.test(script[i]!)) i++;
+        } else if (!address()) {
+          throw new ToolFailure(
+            "invalid_params",
+            `sed: a second address is missing after ',' in ${JSON.stringify(script)}.`,
+          );
+        }
+      }
+    }
+    skipBlanks();
+    while (peek() === "!") {
+      i++;
+      skipBlanks();
+    }
+    const command = peek();
+    if (command === undefined)
+      throw new ToolFailure("invalid_params", `sed: a command is missing in ${JSON.stringify(script)}.`);
+    i++;
+    if (command === "{" || command === "}") continue;
+    if (command === "#") {
+      toLineEnd();
+      continue;
+    }
+    if (command === "w" || command === "W")
+      refuse("sed", `the ${command} command`, "it writes files, and this sed is read-only");
+    if (command === "r" || command === "R")
+      refuse("sed", `the ${command} command`, "it reads other files; grep or read them instead");
+    if (command === "e") refuse("sed", "the e command", "it runs shell commands");
+    if (SED_SIMPLE.has(command)) {
+      // Ends the command.
+    } else if (command === "l" || command === "L" || command === "q" || command === "Q") {
+      skipBlanks();
+      while (i < n && /[0-9]/u.test(script[i]!)) i++;
+    } else if (command === ":" || command === "b" || command === "t" || command === "T" || command === "v") {
+      while (i < n && script[i] !== "\n" && script[i] !== ";") i++;
+    } else if (command === "a" || command === "i" || command === "c") {
+      // Text runs to the end of the line; a backslash-newline continues it.
+      while (i < n && script[i] !== "\n") {
+        if (script[i] === "\\") i++;
+        i++;
+      }
+    } else if (command === "s") {
+      const delimiter = script[i];
+      if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") {
+        throw new ToolFailure(
+          "invalid_params",
+          `sed: s needs a delimiter, as in s/old/new/, in ${JSON.stringify(script)}.`,
+        );
+      }
+      i++;
+      delimited(delimiter, "s regex");
+      delimited(delimiter, "s replacement");
+      while (i < n && /[gpiImMe0-9w]/u.test(script[i]!)) {
+        const flag = script[i]!;
+        if (flag === "w") refuse("sed", "the s///w flag", "it writes files, and this sed is read-only");
+        if (flag === "e") refuse("sed", "the s///e flag", "it runs the pattern space as a shell command");
+        i++;
+      }
+    } else if (command === "y") {
+      const delimiter = script[i];
+      if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") {
+        throw new ToolFailure(
+          "invalid_params",
+          `sed: y needs a delimiter, as in y/abc/xyz/, in ${JSON.stringify(script)}.`,
+        );
+      }
+      i++;
+      delimited(delimiter, "y source");
+      delimited(delimiter, "y target");
+    } else {
+      throw new ToolFailure(
+        "invalid_params",
+        `sed: unknown command '${command}' in ${JSON.stringify(script)}.`,
+        {
+          command: "sed",
+        },
+      );
+    }
+    skipBlanks();
+    const next = peek();
+    if (next !== undefined && next !== ";" && next !== "\n" && next !== "}" && next !== "#") {
+      throw new ToolFailure(
+        "invalid_params",
+        `sed: unexpected '${next}' after the '${command}' command in ${JSON.stringify(script)}.`,
+      );
+    }
+  }
+}
+
+type AwkToken = { kind: "word" | "number" | "string" | "regex" | "op" | "newline"; text: string };
+
+const AWK_KEYWORDS = new Set([
+  "print",
+  "printf",
+  "return",
+  "getline",
+  "in",
+  "delete",
+  "if",
+  "else",
+  "while",
+  "for",
+  "do",
+  "exit",
+  "next",
+  "nextfile",
+  "function",
+  "func",
+  "BEGIN",
+  "END",
+]);
+const AWK_OPERATORS = [
+  "|&",
+  "||",
+  "&&",
+  ">>",
+  ">=",
+  "<=",
+  "==",
+  "!=",
+  "++",
+  "--",
+  "+=",
+  "-=",
+  "*=",
+  "/=",
+  "%=",
+  "^=",
+  "**",
+  "!~",
+];
+
+/** Splits an awk program into tokens, telling regex literals from division by what precedes them. */
+export function tokenizeAwk(script: string): AwkToken[] {
+  const tokens: AwkToken[] = [];
+  let i = 0;
+  const operand = () => {
+    const last = tokens.at(-1);
+    if (!last) return false;
+    if (last.kind === "word") return !AWK_KEYWORDS.has(last.text);
+    return (
+      last.kind === "number" ||
+      last.kind === "string" ||
+      last.kind === "regex" ||
+      last.text === ")" ||
+      last.text === "]" ||
+      last.text === "$"
+    );
+  };
+  while (i < script.length) {
+    const c = script[i]!;
+    if (c === "\n") {
+      tokens.push({ kind: "newline", text: "\n" });
+      i++;
+    } else if (c === " " || c === "\t" || c === "\r") i++;
+    else if (c === "\\" && script[i + 1] === "\n") i += 2;
+    else if (c === "#") {
+      while (i < script.length && script[i] !== "\n") i++;
+    } else if (c === '"') {
+      let j = i + 1;
+      while (j < script.length && script[j] !== '"') j += script[j] === "\\" ? 2 : 1;
+      tokens.push({ kind: "string", text: script.slice(i, j + 1) });
+      i = j + 1;
+    } else if (c === "/" && !operand()) {
+      let j = i + 1;
+      let inBracket = false;
+      while (j < script.length && (inBracket || script[j] !== "/") && script[j] !== "\n") {
+        if (script[j] === "\\") j++;
+        else if (script[j] === "[") inBracket = true;
+        else if (script[j] === "]") inBracket = false;
+        j++;
+      }
+      tokens.push({ kind: "regex", text: script.slice(i, j + 1) });
+      i = j + 1;
+    } else if (/[A-Za-z_]/u.test(c)) {
+      let j = i;
+      while (j < script.length && /[A-Za-z0-9_]/u.test(script[j]!)) j++;
+      tokens.push({ kind: "word", text: script.slice(i, j) });
+      i = j;
+    } else if (/[0-9]/u.test(c) || (c === "." && /[0-9]/u.test(script[i + 1] ?? ""))) {
+      let j = i;
+      while (j < script.length && /[0-9.eE]/u.test(script[j]!)) j++;
+      tokens.push({ kind: "number", text: script.slice(i, j) });
+      i = j;
+    } else {
+      const op = AWK_OPERATORS.find((candidate) => script.startsWith(candidate, i)) ?? c;
+      tokens.push({ kind: "op", text: op });
+      i += op.length;
+    }
+  }
+  return tokens;
+}
+
+/**
+ * Checks an awk program cannot reach past its input: system(), command pipes (`cmd | getline`,
+ * `print | cmd`, `|&`), `getline < file`, and output redirection of print/printf (`>` and `>>`
+ * outside parentheses) are refused. Comparisons such as `$1 > 5` in a pattern, or inside
+ * parentheses in a print, are fine.
+ */
+export function checkAwkScript(script: string): void {
+  if (/^\s*-/u.test(script)) refuse("awk", "an option", "give only the awk program (such as '{ print $1 }')");
+  const tokens = tokenizeAwk(script);
+  for (let k = 0; k < tokens.length; k++) {
+    const token = tokens[k]!;
+    if (token.text === "|&") refuse("awk", "a co-process (|&)", "it runs commands");
+    if (token.kind === "word" && token.text === "system" && tokens[k + 1]?.text === "(") {
+      refuse("awk", "system()", "it runs shell commands");
+    }
+    if (token.kind === "word" && token.text === "getline") {
+      if (tokens[k - 1]?.text === "|") refuse("awk", "command | getline", "it runs commands");
+      let j = k + 1;
+      // Skip the optional variable getline reads into (name, name[...], or $expr).
+      if (tokens[j]?.text === "$") j++;
+      if (tokens[j]?.kind === "word" || tokens[j]?.kind === "number") j++;
+      if (tokens[j]?.text === "[") {
+        let depth = 0;
+        for (; j < tokens.length; j++) {
+          if (tokens[j]!.text === "[") depth++;
+          if (tokens[j]!.text === "]" && --depth === 0) {
+            j++;
+            break;
+          }
+        }
+      }
+      if (tokens[j]?.text === "<") refuse("awk", "getline < file", "it reads files other than the input");
+    }
+    if (token.kind === "word" && (token.text === "print" || token.text === "printf")) {
+      let depth = 0;
+      for (let j = k + 1; j < tokens.length; j++) {
+        const next = tokens[j]!;
+        if (next.text === "(" || next.text === "[") depth++;
+        else if (next.text === ")" || next.text === "]") depth--;
+        if (depth < 0 || (depth === 0 && (next.kind === "newline" || next.text === ";" || next.text === "}")))
+          break;
+        if (depth === 0 && (next.text === ">" || next.text === ">>")) {
+          refuse(
+            "awk",
+            `${token.text} ${next.text} file`,
+            "it writes files, and awk here only reads its input",
+          );
+        }
+        if (depth === 0 && next.text === "|") refuse("awk", `${token.text} | command`, "it runs commands");
+      }
+    }
+  }
+}
