@@ -1,6 +1,21 @@
+import { createServer } from "node:net";
 import { defineConfig } from "@playwright/test";
 
-const PORT = 4317;
+/** A port nobody listens on: several checkouts (or CI jobs) can run the suite at once. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === "object" && address ? address.port : 4317));
+    });
+  });
+}
+
+// Chosen once in the runner; its workers inherit the environment and so agree on it.
+process.env.TOOLROOM_E2E_PORT ??= String(await freePort());
+const PORT = Number(process.env.TOOLROOM_E2E_PORT);
 
 /** End-to-end tests against the built app (`vite build` runs first, in npm run test:e2e), in Debian's headless Chromium. */
 export default defineConfig({

@@ -149,6 +149,25 @@ test.describe("tools, log, editor", () => {
   });
 });
 
+test.describe("terminal", () => {
+  test("a person's shell: npm test runs on the embedded node, and what a command writes shows in the tree and the log", async ({
+    page,
+  }) => {
+    await openApp(page);
+    const screen = page.getByTestId("terminal").locator(".xterm-rows");
+    await expect(screen).toContainText("$");
+    await page.getByTestId("terminal").click();
+    await page.keyboard.type("npm test\r");
+    // The starter's cart test fails until the person (or an agent) fixes src/cart.js.
+    await expect(screen).toContainText("# fail 1", { timeout: 30_000 });
+    await page.keyboard.type("echo typed > typed.txt\r");
+    await expect(treeRow(page, "typed.txt")).toBeVisible();
+    await expect(
+      page.getByTestId("event-log").locator('[data-type="file_changed"]').filter({ hasText: "terminal" }),
+    ).toHaveCount(1);
+  });
+});
+
 test.describe("watchdog", () => {
   test("a runaway command is cut off at its deadline, gets a timeout envelope, and the app keeps working", async ({
     page,

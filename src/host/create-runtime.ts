@@ -24,18 +24,29 @@ export interface EmbeddedRuntimeOptions extends Omit<RuntimeOptions, "sandbox" |
 /** What the app's worker passes: every new workspace starts as a git repository. */
 export const APP_RUNTIME_DEFAULTS = { gitInit: true } as const satisfies Partial<EmbeddedRuntimeOptions>;
 
+/**
+ * The embedded sandbox as every host uses it: node, npm and npx (QuickJS) unless the caller names
+ * its own commands, and Toolroom's git unless it brings one.
+ */
+export async function createEmbeddedSandbox(
+  options: EmbeddedSandboxOptions = {},
+  clock?: EmbeddedRuntimeOptions["clock"],
+): Promise<EmbeddedSandbox> {
+  const commands = options.commands ?? createNodeCommands();
+  const git = commands.some((command) => command.name === "git")
+    ? []
+    : [gitShellCommand(() => sandbox, clock)];
+  const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
+    ...options,
+    commands: [...commands, ...git],
+  });
+  return sandbox;
+}
+
 /** The embedded sandbox, every profile, one runtime: what the CLI, the tests and the worker start from. */
 export async function createEmbeddedRuntime(options: EmbeddedRuntimeOptions = {}): Promise<Runtime> {
   const { files, sandbox: sandboxOptions, gitInit = false, ...runtimeOptions } = options;
-  // node, npm and npx unless the caller names its own commands; Toolroom's git unless it brings one.
-  const commands = sandboxOptions?.commands ?? createNodeCommands();
-  const git = commands.some((command) => command.name === "git")
-    ? []
-    : [gitShellCommand(() => sandbox, runtimeOptions.clock)];
-  const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
-    ...sandboxOptions,
-    commands: [...commands, ...git],
-  });
+  const sandbox = await createEmbeddedSandbox(sandboxOptions, runtimeOptions.clock);
   if (files) await loadFiles(sandbox, files);
   if (gitInit) {
     const clock = runtimeOptions.clock ?? systemClock;

@@ -284,7 +284,9 @@ export class AppModel {
   private receive(event: ToolEvent): void {
     if (!this.pushEvent(event)) return;
     this.pendingBump.events = true;
-    if (event.type === "file_changed") {
+    const changed = event.type === "file_changed" ? (event.data as { path: string }).path : "";
+    // git's own folder is not shown in the tree (listFiles leaves it out too).
+    if (changed !== "" && changed !== ".git" && !changed.startsWith(".git/")) {
       const data = event.data as { path: string; change: string; entry?: EntryType };
       if (data.change === "deleted") {
         this.files.delete(data.path);

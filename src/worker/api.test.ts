@@ -85,6 +85,15 @@ describe("worker API", () => {
     expect(artifacts).toContain(`logs/tool_step_0001_stdout.txt`);
   });
 
+  it("starts a workspace as a git repository, with node, npm and git in its shell, and hides .git from the tree", async () => {
+    const { api } = await setup();
+    expect((await api.listFiles()).some((entry) => entry.path.startsWith(".git"))).toBe(false);
+    const status = await api.call("agentbench", { tool: "run", params: { command: "git status" } });
+    expect(status.envelope).toMatchObject({ data: { stdout: expect.stringMatching(/working tree clean/u) } });
+    const node = await api.call("agentbench", { tool: "run", params: { command: "node -p '6 * 7'" } });
+    expect(node.envelope).toMatchObject({ data: { stdout: "42\n" } });
+  });
+
   it("saves from the editor as a logged editor call, with the last change as a diff", async () => {
     const { api } = await setup();
     const seen: ToolEvent[] = [];
@@ -193,7 +202,12 @@ describe("worker API", () => {
     await api.workspaces.rename(second.id, "Snake");
 
     const zip = unzipSync(await api.workspaces.exportZip());
-    expect(Object.keys(zip).sort()).toEqual(["empty/", "main.py"]);
+    expect(
+      Object.keys(zip)
+        .filter((path) => !path.startsWith(".git/"))
+        .sort(),
+    ).toEqual(["empty/", "main.py"]);
+    expect(Object.keys(zip)).toContain(".git/HEAD");
     expect(text(zip["main.py"]!)).toBe("print('hi')\n");
 
     const again = await reload();

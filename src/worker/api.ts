@@ -2,12 +2,14 @@ import { type ProxyMarked, proxy, type Remote } from "comlink";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
+import { createToolContext } from "../core/tool-context.ts";
+import { createEmbeddedSandbox } from "../host/create-runtime.ts";
 import { checkLesson, type Lesson } from "../lessons/lesson.ts";
 import { PROFILES } from "../profiles/index.ts";
-import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
 import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
 import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
-import type { PtyRead, Sandbox } from "../sandbox/types.ts";
+import type { PtyRead, Sandbox, SnapshotEntry } from "../sandbox/types.ts";
+import { initRepository } from "../tools/git/commit.ts";
 import { EDITOR_PROFILE, editorProfile } from "./editor-profile.ts";
 import { LessonHost, type LessonProgress, type LessonStatus, lessonOrigin } from "./lessons.ts";
 import { type WorkspaceMeta, WorkspaceStore } from "./store.ts";
@@ -193,7 +195,7 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
       remote ??= await RemoteSandbox.connect(remotePort);
       return remote;
     }
-    return EmbeddedSandbox.create();
+    return createEmbeddedSandbox();
   };
 
   const open = async (meta: WorkspaceMeta, interrupted?: InterruptedCall): Promise<BootResult> => {
@@ -252,7 +254,7 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
       createdAt: now,
       updatedAt: now,
     };
-    await requireStore().createWorkspace(meta, deserializeWorkspace(seed.files).entries);
+    await requireStore().createWorkspace(meta, await asRepository(deserializeWorkspace(seed.files).entries));
     return meta;
   };
 
@@ -461,6 +463,25 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
     }),
   };
   return api;
+}
+
+/** Above this many files a new workspace is not made a repository: isomorphic-git adds ~1,000 files a second. */
+const GIT_INIT_MAX_FILES = 2000;
+
+/**
+ * Every new workspace starts as a git repository (branch main, one commit of everything), so the
+ * git tools and `git status` in the terminal work from the start; one that brings its own .git,
+ * or is too large to commit quickly, is left as it is.
+ */
+async function asRepository(entries: SnapshotEntry[]): Promise<SnapshotEntry[]> {
+  const files = entries.filter((entry) => entry.type === "file").length;
+  if (entries.some((entry) => entry.path === ".git") || files > GIT_INIT_MAX_FILES) return entries;
+  const scratch = await createEmbeddedSandbox();
+  await scratch.restore({ entries });
+  await initRepository(createToolContext(scratch));
+  const snapshot = await scratch.snapshot();
+  await scratch.dispose();
+  return snapshot.entries;
 }
 
 function randomId(): string {

@@ -145,7 +145,7 @@ export class WorkspaceSession {
     return [...this.runtime.events.all()];
   }
 
-  /** Every path in the workspace, folders included, in name order. */
+  /** Every path in the workspace, folders included, in name order; git's own folder is left out. */
   async listFiles(): Promise<FileEntry[]> {
     const root = this.sandbox.workspaceRoot;
     const out: FileEntry[] = [];
@@ -153,6 +153,7 @@ export class WorkspaceSession {
       const children = await this.sandbox.readdir(relative === "" ? root : `${root}/${relative}`);
       children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       for (const child of children) {
+        if (relative === "" && child.name === ".git") continue;
         const path = relative === "" ? child.name : `${relative}/${child.name}`;
         out.push({ path, type: child.type });
         if (child.type === "directory") await walk(path);

@@ -22,9 +22,10 @@ export function SandboxBadge() {
         {embedded ? (
           <p data-testid="sandbox-limits">
             Commands run in <strong>just-bash</strong>, a bash emulator inside this tab, on an in-memory copy
-            of the workspace. It has the usual Unix tools (ls, cat, grep, sed, awk, jq, find, diff…) but
-            cannot run native binaries: no node, python or compilers, and no <code>npm install</code> (there
-            is no package registry access). Why this one: {sandbox.reason}.
+            of the workspace: the usual Unix tools (ls, cat, grep, sed, awk, jq, find, diff…), git, and a{" "}
+            <code>node</code> on QuickJS with <code>npm run</code>/<code>npm test</code> and <code>npx</code>{" "}
+            for local bins. It cannot run native binaries (no python, compilers or native addons) and has no{" "}
+            <code>npm install</code>: there is no package registry here. Why this one: {sandbox.reason}.
           </p>
         ) : (
           <p>A WebContainer runs Node.js and npm in this tab. Why this one: {sandbox.reason}.</p>

@@ -75,7 +75,7 @@ export function TerminalPane() {
         <h2 id="terminal-heading">Terminal</h2>
         <span className="hint">
           {backend === "embedded"
-            ? "bash emulated by just-bash in this tab: coreutils, grep, sed, awk, jq — no native binaries"
+            ? "bash emulated by just-bash in this tab: coreutils, grep, sed, awk, jq, git, node (QuickJS) — no native binaries"
             : "jsh in the WebContainer"}
         </span>
       </header>

@@ -1,36 +1,25 @@
-/** A small Node project with one failing test: the first thing an agent (or a person) can fix. */
+/**
+ * The Node starter: the embedded node's own fixture project (its failing cart test is part of the
+ * node acceptance suite, so `npm test` here is known to run on the embedded sandbox too), plus a
+ * README for the person.
+ */
+const FIXTURE = "../../sandbox/embedded/node/fixtures/starter-node/";
+const files = import.meta.glob("../../sandbox/embedded/node/fixtures/starter-node/**/*", {
+  query: "?raw",
+  import: "default",
+  eager: true,
+}) as Record<string, string>;
+
 export const NODE_STARTER: Record<string, string> = {
-  "package.json": `${JSON.stringify(
-    {
-      name: "starter-node",
-      version: "1.0.0",
-      private: true,
-      type: "module",
-      scripts: { test: "node --test" },
-    },
-    null,
-    2,
-  )}\n`,
+  ...Object.fromEntries(Object.entries(files).map(([path, text]) => [path.slice(FIXTURE.length), text])),
   "README.md": `# starter-node
 
-A tiny package with one failing test.
+A small shopping cart with one failing test.
 
-- \`src/sum.js\` adds two numbers (or should).
-- \`test/sum.test.js\` checks it with \`node:test\`.
+- \`src/cart.js\` keeps items with a price in cents and a quantity.
+- \`test/cart.test.js\` checks it with \`node:test\`.
 
-Run \`npm test\` to see the failure, then fix \`src/sum.js\`.
-`,
-  "src/sum.js": `/** Adds two numbers. */
-export function sum(a, b) {
-  return a - b;
-}
-`,
-  "test/sum.test.js": `import assert from "node:assert/strict";
-import { test } from "node:test";
-import { sum } from "../src/sum.js";
-
-test("sum adds two numbers", () => {
-  assert.equal(sum(2, 3), 5);
-});
+Run \`npm test\` to see the failure (in the terminal, or with a dialect's run tool), then fix
+\`Cart.total()\` in \`src/cart.js\`. \`npm start\` prints the total of a sample cart.
 `,
 };
