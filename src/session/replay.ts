@@ -1,6 +1,7 @@
 import { stepNumber } from "../core/artifacts.ts";
 import type { ToolEvent } from "../core/events.ts";
-import type { ApprovalMode } from "../core/profile.ts";
+import type { ApprovalMode, ToolCall } from "../core/profile.ts";
+
 import type { ApprovalDecision, Approver, CallOutcome, Runtime } from "../core/runtime.ts";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
 import { type CompareOptions, compareValues, type Divergence, formatDivergence } from "./compare.ts";
@@ -52,6 +53,8 @@ export interface ReplayOptions {
   createRuntime?: (session: SessionFile, approver: Approver) => Promise<Runtime>;
   /** What counts as volatile: VOLATILE_KEYS and VOLATILE_TEXT by default. */
   compare?: CompareOptions;
+  /** How calls reach the runtime (the web app's worker stores each call's log); runtime.invoke by default. */
+  invoke?: (profile: string, call: ToolCall) => Promise<CallOutcome>;
 }
 
 /** The calls and restores of a recording, in order, each call paired with its recorded result. */
@@ -151,21 +154,23 @@ export class SessionReplay {
   readonly results: ReplayStepResult[] = [];
   private readonly compare: CompareOptions;
   private readonly approvals: Map<string, RecordedApproval>;
+  private readonly invoke: (profile: string, call: ToolCall) => Promise<CallOutcome>;
   /** Replayed step minus recorded step, fixed by the first call. */
   private stepShift: number | undefined;
 
-  private constructor(session: SessionFile, runtime: Runtime, compare: CompareOptions) {
+  private constructor(session: SessionFile, runtime: Runtime, options: ReplayOptions) {
     this.session = session;
     this.runtime = runtime;
+    this.invoke = options.invoke ?? ((profile, call) => runtime.invoke(profile, call));
     this.plan = replayPlan(session);
-    this.compare = compare;
+    this.compare = options.compare ?? {};
     this.approvals = recordedApprovals(session.events);
   }
 
   static async start(session: SessionFile, options: ReplayOptions = {}): Promise<SessionReplay> {
     const approver = recordedApprover(session.events);
     const runtime = await (options.createRuntime ?? defaultRuntime)(session, approver);
-    return new SessionReplay(session, runtime, options.compare ?? {});
+    return new SessionReplay(session, runtime, options);
   }
 
   /** The next action to replay, or undefined when all are done. */
@@ -208,7 +213,7 @@ export class SessionReplay {
     );
     let outcome: CallOutcome;
     try {
-      outcome = await this.runtime.invoke(action.profile, {
+      outcome = await this.invoke(action.profile, {
         tool: action.tool,
         params: structuredClone(action.params),
         request_id: action.requestId,

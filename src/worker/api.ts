@@ -1,4 +1,6 @@
 import { type ProxyMarked, proxy, type Remote } from "comlink";
+import type { AgentRunSummary, AgentUpdate } from "../agent/controller.ts";
+import type { FetchLike, ProviderSettings } from "../agent/provider.ts";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
@@ -9,9 +11,14 @@ import { PROFILES } from "../profiles/index.ts";
 import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
 import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
 import type { PtyRead, Sandbox, SnapshotEntry } from "../sandbox/types.ts";
+import { DEMO_SESSIONS } from "../session/demos/index.ts";
+import { parseSession, type SessionFile } from "../session/format.ts";
+import type { ShareResult } from "../session/share.ts";
 import { initRepository } from "../tools/git/commit.ts";
+import { AgentHost, type AgentState } from "./agent-host.ts";
 import { EDITOR_PROFILE, editorProfile } from "./editor-profile.ts";
 import { LessonHost, type LessonProgress, type LessonStatus, lessonOrigin } from "./lessons.ts";
+import { ReplayHost, type ReplayStatus } from "./replay-host.ts";
 import { type WorkspaceMeta, WorkspaceStore } from "./store.ts";
 import {
   type BootResult,
@@ -33,7 +40,16 @@ import {
 import { WorkspaceSession } from "./workspace-session.ts";
 import { zipWorkspace } from "./zip.ts";
 
+export type { AgentState } from "./agent-host.ts";
+export type { ReplayStatus, ReplayStepView } from "./replay-host.ts";
 export type * from "./types.ts";
+
+/** A built-in demo session, as the Sessions menu lists it. */
+export interface DemoInfo {
+  id: string;
+  title: string;
+  description: string;
+}
 
 /**
  * A group of methods reached by path over comlink (`api.checkpoints.list()`). Marked as a proxy so
@@ -138,6 +154,42 @@ export interface WorkerApi {
     progress(): Promise<Record<string, LessonProgress>>;
   }>;
 
+  agent: Namespace<{
+    /** The agent pane hears every update of a run here (text as it streams, calls, the end). */
+    subscribe(listener: (update: AgentUpdate) => void): Promise<void>;
+    state(): Promise<AgentState>;
+    /** Connects a model; the key stays in the worker's memory and is never stored or logged here. */
+    connect(settings: ProviderSettings): Promise<AgentState>;
+    /** The tool API the model gets; a conversation begun with another one starts over. */
+    setProfile(profile: string): Promise<AgentState>;
+    /** Gives the agent a task and resolves when the run ends (done, stopped, limited or failing). */
+    send(task: string, maxIterations?: number): Promise<AgentRunSummary>;
+    continue(maxIterations?: number): Promise<AgentRunSummary>;
+    stop(): Promise<void>;
+    newConversation(): Promise<AgentState>;
+    /** The conversation as a session file's JSON, keys redacted. */
+    exportSession(): Promise<string>;
+    /** A #s= link to the session, or its file when too long for a link. */
+    share(pageUrl: string): Promise<ShareResult>;
+  }>;
+
+  sessions: Namespace<{
+    demos(): Promise<DemoInfo[]>;
+    /**
+     * Opens a session (a file's JSON text, or one decoded from a link) in a new workspace made of
+     * its initial files, ready to replay. The UI reloads its views after, as after a switch.
+     */
+    open(session: string | SessionFile): Promise<{ boot: BootResult; replay: ReplayStatus }>;
+    openDemo(id: string): Promise<{ boot: BootResult; replay: ReplayStatus }>;
+    /** The replay of the open workspace, or null. */
+    status(): Promise<ReplayStatus | null>;
+    /** Replays the next call and checks it against the recorded result. */
+    step(): Promise<ReplayStatus>;
+    /** Replays every call left; `onStep` (a proxy) hears after each. */
+    play(onStep?: (status: ReplayStatus) => void): Promise<ReplayStatus>;
+    close(): Promise<void>;
+  }>;
+
   settings: Namespace<{
     get(): Promise<Settings>;
     set(patch: Partial<Omit<Settings, "approvals">>): Promise<Settings>;
@@ -147,7 +199,7 @@ export interface WorkerApi {
 const ALL_PROFILES: Profile[] = [...PROFILES, editorProfile];
 
 /** Builds the API object the worker exposes (tests call it directly, without a worker). */
-export function createWorkerApi(options: { database?: string } = {}): WorkerApi {
+export function createWorkerApi(options: { database?: string; fetch?: FetchLike } = {}): WorkerApi {
   let store: WorkspaceStore | undefined;
   let settingsLoaded = false;
   let session: WorkspaceSession | undefined;
@@ -160,6 +212,13 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
   let prompt: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | undefined;
 
   let lessons: LessonHost | undefined;
+  let agent: AgentHost | undefined;
+  let agentListener: ((update: AgentUpdate) => void) | undefined;
+  const replays = new ReplayHost();
+  const requireAgent = (): AgentHost => {
+    if (!agent) throw new Error("No workspace is open yet; the agent works in one.");
+    return agent;
+  };
   const requireStore = (): WorkspaceStore => {
     if (!store) throw new Error("The worker has not booted yet; call boot() first.");
     return store;
@@ -220,7 +279,8 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
             void Promise.resolve(listener(event)).catch(() => undefined);
         },
         onWatch: (notice) => void Promise.resolve(watcher?.(notice)).catch(() => undefined),
-        askApproval: (request) => prompt?.(request),
+        // A replay answers as its recording did; everything else asks the person.
+        askApproval: (request) => replays.answer(request) ?? prompt?.(request),
         onAlwaysAllow: (profile, tool) => {
           const approvals = {
             ...settings.approvals,
@@ -233,6 +293,13 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
     await requireStore().setSetting("currentWorkspace", meta.id);
     lessons ??= new LessonHost(requireStore());
     await lessons.attach(session);
+    replays.attach(session);
+    if (!agent) {
+      // Called unbound: a browser's fetch throws "Illegal invocation" as another object's method.
+      agent = new AgentHost(requireStore(), options.fetch ?? ((input, init) => fetch(input, init)));
+      agent.setListener((update) => void Promise.resolve(agentListener?.(update)).catch(() => undefined));
+    }
+    await agent.attach(session, sandbox.kind);
     return {
       backend: sandbox.kind,
       capabilities: sandbox.capabilities,
@@ -244,7 +311,8 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
     };
   };
 
-  const create = async (seed: WorkspaceSeed): Promise<WorkspaceMeta> => {
+  /** `asIs`: keep the files exactly (a session's initial workspace); otherwise it becomes a repository. */
+  const create = async (seed: WorkspaceSeed, asIs = false): Promise<WorkspaceMeta> => {
     const now = new Date().toISOString();
     const meta: WorkspaceMeta = {
       id: randomId(),
@@ -254,9 +322,25 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
       createdAt: now,
       updatedAt: now,
     };
-    await requireStore().createWorkspace(meta, await asRepository(deserializeWorkspace(seed.files).entries));
+    const entries = deserializeWorkspace(seed.files).entries;
+    await requireStore().createWorkspace(meta, asIs ? entries : await asRepository(entries));
     return meta;
   };
+
+  const openSession = async (session: SessionFile) => {
+    const boot = await open(
+      await create(
+        {
+          name: `Replay: ${session.meta.title}`,
+          origin: `session:${session.meta.sessionId ?? "imported"}`,
+          files: session.workspace,
+        },
+        true,
+      ),
+    );
+    return { boot, replay: await replays.start(session, current()) };
+  };
+  const profileNames = ALL_PROFILES.map((profile) => profile.name);
 
   const api: WorkerApi = {
     async boot(options, port) {
@@ -448,6 +532,41 @@ export function createWorkerApi(options: { database?: string } = {}): WorkerApi 
         lessons ??= new LessonHost(requireStore());
         return lessons.progress();
       },
+    }),
+
+    agent: proxy({
+      async subscribe(listener) {
+        agentListener = listener;
+      },
+      state: async () => requireAgent().state(),
+      connect: async (settings) => requireAgent().connect(settings),
+      setProfile: async (profile) => requireAgent().setProfile(profile),
+      send: async (task, maxIterations) => requireAgent().send(task, maxIterations),
+      continue: async (maxIterations) => requireAgent().continue(maxIterations),
+      stop: async () => requireAgent().stop(),
+      newConversation: async () => requireAgent().newConversation(),
+      exportSession: async () => requireAgent().exportSession(),
+      share: async (pageUrl) => requireAgent().share(pageUrl),
+    }),
+
+    sessions: proxy({
+      async demos() {
+        return DEMO_SESSIONS.map(({ id, title, description }) => ({ id, title, description }));
+      },
+      async open(session) {
+        return openSession(
+          typeof session === "string" ? parseSession(session, { profiles: profileNames }) : session,
+        );
+      },
+      async openDemo(id) {
+        const demo = DEMO_SESSIONS.find((candidate) => candidate.id === id);
+        if (!demo) throw new Error(`There is no demo "${id}".`);
+        return openSession(structuredClone(demo.session));
+      },
+      status: async () => replays.status(),
+      step: async () => replays.step(),
+      play: async (onStep) => replays.play(onStep),
+      close: async () => replays.close(),
     }),
 
     settings: proxy({

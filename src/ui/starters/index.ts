@@ -14,7 +14,7 @@ export const STARTERS: readonly Starter[] = [
   {
     id: "node",
     title: "Node project",
-    description: "A small Node.js package whose one test fails (sum() subtracts).",
+    description: "A small shopping cart whose one test fails (the total ignores quantities).",
     files: { files: NODE_STARTER },
   },
   {

@@ -1,0 +1,171 @@
+import {
+  AgentController,
+  type AgentRunSummary,
+  type AgentStatus,
+  type AgentUpdate,
+  type ConversationState,
+} from "../agent/controller.ts";
+import type { FetchLike, ProviderSettings } from "../agent/provider.ts";
+import { withoutKey } from "../agent/settings.ts";
+import type { TokenUsage, TranscriptEntry } from "../agent/transcript.ts";
+import type { RecordingState } from "../session/record.ts";
+import type { ShareResult } from "../session/share.ts";
+import type { WorkspaceStore } from "./store.ts";
+import type { WorkspaceSession } from "./workspace-session.ts";
+
+/** What the agent pane shows when it (re)loads: everything but the key. */
+export interface AgentState {
+  status: AgentStatus;
+  profile: string;
+  /** A model is connected (the key, if any, is held in the worker's memory). */
+  connected: boolean;
+  /** The connected model, without its key. */
+  provider: Omit<ProviderSettings, "apiKey"> | null;
+  transcript: TranscriptEntry[];
+  usage: TokenUsage;
+  /** A recording exists: the conversation can be exported or shared. */
+  recorded: boolean;
+}
+
+interface StoredConversation {
+  conversation: ConversationState;
+  recording: RecordingState | null;
+}
+
+const conversationKey = (workspaceId: string) => `agent:${workspaceId}`;
+
+/** The profile a new conversation starts with. */
+export const DEFAULT_AGENT_PROFILE = "agentbench";
+
+/**
+ * The agent of the open workspace: one AgentController over its runtime, its conversation kept in
+ * the store so a reload (or a worker restart) goes on with it. The provider settings, key included,
+ * live in this object's memory only and carry over when another workspace opens.
+ */
+export class AgentHost {
+  private controller: AgentController | null = null;
+  private settings: ProviderSettings | null = null;
+  private listener: ((update: AgentUpdate) => void) | undefined;
+  private unsubscribe: (() => void) | undefined;
+
+  constructor(
+    private readonly store: WorkspaceStore,
+    private readonly fetch: FetchLike,
+    private readonly onSaveError: (error: unknown) => void = () => undefined,
+  ) {}
+
+  /** Called for every workspace that opens: its conversation, if it had one, is taken up again. */
+  async attach(session: WorkspaceSession, sandbox: string): Promise<void> {
+    this.detach();
+    const workspaceId = session.meta.id;
+    const stored = await this.store.getSetting<StoredConversation>(conversationKey(workspaceId));
+    let recording = stored?.recording ?? null;
+    const store = this.store;
+    const controller = new AgentController({
+      runtime: session.runtime,
+      fetch: this.fetch,
+      profile: stored?.conversation.profile ?? DEFAULT_AGENT_PROFILE,
+      sandbox,
+      // Through the session, so each call's log lines are stored before the model sees the result.
+      invoke: (profile, call) => session.call(profile, call),
+      store: {
+        async saveRecording(next) {
+          recording = next;
+        },
+        async saveConversation(conversation) {
+          await store.setSetting(conversationKey(workspaceId), {
+            conversation,
+            recording,
+          });
+        },
+      },
+      onSaveError: this.onSaveError,
+      ...(stored ? { restore: stored } : {}),
+    });
+    if (this.settings) controller.configure(this.settings);
+    this.unsubscribe = controller.subscribe((update) => this.listener?.(update));
+    this.controller = controller;
+  }
+
+  /** Stops a run in progress and lets go of the workspace that is closing. */
+  detach(): void {
+    this.controller?.stop();
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.controller = null;
+  }
+
+  /** One listener: the page's agent pane. */
+  setListener(listener: ((update: AgentUpdate) => void) | undefined): void {
+    this.listener = listener;
+  }
+
+  /** Connects a model; throws with what is wrong when the settings are incomplete. */
+  connect(settings: ProviderSettings): AgentState {
+    this.require().configure(settings);
+    this.settings = { ...settings };
+    return this.state();
+  }
+
+  state(): AgentState {
+    const controller = this.require();
+    return {
+      status: controller.status,
+      profile: controller.profile,
+      connected: this.settings !== null,
+      provider: this.settings ? withoutKey(this.settings) : null,
+      transcript: [...controller.transcript],
+      usage: controller.usage,
+      recorded: controller.transcript.length > 0,
+    };
+  }
+
+  setProfile(profile: string): AgentState {
+    this.require().setProfile(profile);
+    return this.state();
+  }
+
+  send(task: string, maxIterations?: number): Promise<AgentRunSummary> {
+    this.requireConnected();
+    return this.require().send(task, maxIterations !== undefined ? { maxIterations } : {});
+  }
+
+  continue(maxIterations?: number): Promise<AgentRunSummary> {
+    this.requireConnected();
+    return this.require().continue(maxIterations !== undefined ? { maxIterations } : {});
+  }
+
+  stop(): void {
+    this.controller?.stop();
+  }
+
+  newConversation(): AgentState {
+    this.require().newConversation();
+    return this.state();
+  }
+
+  /** The conversation as session JSON, redacted (the key in use and anything key-shaped). */
+  exportSession(): string {
+    return this.require().exportSession({ pretty: true }).text;
+  }
+
+  share(pageUrl: string): ShareResult {
+    return this.require().share(pageUrl);
+  }
+
+  /** Resolves when the conversation so far is stored. */
+  saved(): Promise<void> {
+    return this.controller?.saved() ?? Promise.resolve();
+  }
+
+  private require(): AgentController {
+    if (!this.controller) throw new Error("No workspace is open yet; the agent works in one.");
+    return this.controller;
+  }
+
+  private requireConnected(): void {
+    if (!this.settings) {
+      throw new Error("Connect a model first: choose a provider, a model and (for hosted ones) a key.");
+    }
+  }
+}

@@ -1,0 +1,159 @@
+import "fake-indexeddb/auto";
+import { describe, expect, it } from "vitest";
+import type { AgentUpdate } from "../agent/controller.ts";
+import { scriptedFetch, type WireFormat } from "../agent/testing/scripted-model.ts";
+import { FIX_FAILING_TEST } from "../session/demos/scenarios.ts";
+import { decodeShareFragment } from "../session/share.ts";
+import { seedFromStarter } from "../ui/starters/index.ts";
+import { type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
+
+const KEY = "sk-test-0123456789abcdefghijklmnop";
+const boot: BootOptions = { sandbox: "embedded", firstWorkspace: seedFromStarter("node", "Node starter") };
+let databases = 0;
+
+async function setup(format: WireFormat = "openai", replies = FIX_FAILING_TEST.replies) {
+  const database = `toolroom-agent-test-${++databases}`;
+  const model = scriptedFetch(format, replies);
+  const api = createWorkerApi({ database, fetch: model.fetch });
+  await api.boot(boot);
+  const settings =
+    format === "openai"
+      ? { kind: "openai" as const, baseUrl: "https://models.invalid/v1", model: "scripted", apiKey: KEY }
+      : { kind: "anthropic" as const, baseUrl: "https://models.invalid", model: "scripted", apiKey: KEY };
+  return { api, model, database, settings };
+}
+
+const readText = async (api: WorkerApi, path: string) => (await api.readFile(path)).text ?? "";
+
+describe("the agent in the worker", () => {
+  for (const format of ["openai", "anthropic"] as const) {
+    it(`fixes the Node starter's failing test through ${format}-format tool calls, streaming as it goes`, async () => {
+      const { api, settings } = await setup(format);
+      const updates: AgentUpdate[] = [];
+      await api.agent.subscribe((update) => void updates.push(update));
+      await api.agent.connect(settings);
+      const summary = await api.agent.send(FIX_FAILING_TEST.task);
+      expect(summary.stopReason).toBe("done");
+      expect(summary.iterations).toBe(5);
+      expect(await readText(api, "src/cart.js")).toContain("item.priceCents * item.quantity");
+      // The last npm test passed, and the person saw it happen: text deltas and each call started.
+      const state = await api.agent.state();
+      const results = state.transcript.filter((entry) => entry.role === "tool");
+      expect(results.map((entry) => entry.tool)).toEqual(["run", "read_file", "apply_patch", "run"]);
+      expect(results.at(-1)?.content).toContain('"exit_code":0');
+      expect(updates.filter((update) => update.type === "text").length).toBeGreaterThan(5);
+      expect(updates.filter((update) => update.type === "tool_call_start")).toHaveLength(4);
+      // The calls are in the workspace's log like any other.
+      const events = await api.events();
+      expect(events.filter((event) => event.type === "tool_call_finished")).toHaveLength(4);
+      expect(state.provider).not.toHaveProperty("apiKey");
+      expect(JSON.stringify(state)).not.toContain(KEY);
+    });
+  }
+
+  it("exports the run without the key, and the export replays in a fresh workspace with no divergence", async () => {
+    const { api, settings } = await setup();
+    await api.agent.connect(settings);
+    await api.agent.send(`${FIX_FAILING_TEST.task} (my key is ${KEY}, do not leak it)`);
+    const text = await api.agent.exportSession();
+    expect(text).not.toContain(KEY);
+    const { boot: opened, replay } = await api.sessions.open(text);
+    expect(opened.workspace.name).toMatch(/^Replay: /u);
+    expect(replay.steps.map((step) => step.label)).toEqual(["run", "read_file", "apply_patch", "run"]);
+    expect(await readText(api, "src/cart.js")).not.toContain("* item.quantity");
+    const seen: number[] = [];
+    const done = await api.sessions.play((status) => void seen.push(status.done));
+    expect(seen).toEqual([1, 2, 3, 4]);
+    expect(done).toMatchObject({ done: 4, matched: 4, diverged: 0 });
+    expect(await readText(api, "src/cart.js")).toContain("item.priceCents * item.quantity");
+  });
+
+  it("shares the run as a link whose session holds no key and replays to the same results", async () => {
+    const { api, settings } = await setup();
+    await api.agent.connect(settings);
+    await api.agent.send(FIX_FAILING_TEST.task);
+    const shared = await api.agent.share("http://localhost:5173/");
+    expect(shared.kind).toBe("link");
+    if (shared.kind !== "link") return;
+    expect(shared.url).not.toContain(KEY);
+    const session = decodeShareFragment(new URL(shared.url).hash.slice("#s=".length));
+    expect(JSON.stringify(session)).not.toContain(KEY);
+    await api.sessions.open(session);
+    let status = await api.sessions.step();
+    expect(status.steps[0]).toMatchObject({ label: "run", verdict: "match" });
+    status = await api.sessions.play();
+    expect(status.diverged).toBe(0);
+  });
+
+  it("shows a divergence when the replayed workspace differs from the recorded one", async () => {
+    const { api, settings } = await setup();
+    await api.agent.connect(settings);
+    await api.agent.send(FIX_FAILING_TEST.task);
+    const session = JSON.parse(await api.agent.exportSession());
+    // Someone edits the initial workspace: the first npm test now fails differently.
+    session.workspace.files["test/cart.test.js"] = "throw new Error('edited');\n";
+    await api.sessions.open(JSON.stringify(session));
+    const status = await api.sessions.play();
+    expect(status.diverged).toBeGreaterThan(0);
+    expect(status.steps[0]?.verdict).toBe("diverged");
+    expect(status.steps[0]?.divergences.join("\n")).toMatch(/stdout|stderr|exit_code/u);
+    expect(status.summary).toMatch(/diverged/u);
+  });
+
+  it("refuses a damaged session file with a message that says what is wrong", async () => {
+    const { api } = await setup();
+    await expect(api.sessions.open("{not json")).rejects.toThrow(/session/iu);
+    await expect(
+      api.sessions.open(JSON.stringify({ format: "toolroom-session", version: 1, profile: "nope" })),
+    ).rejects.toThrow(/profile|workspace|events/iu);
+  });
+
+  it("plays a built-in demo with no divergence", async () => {
+    const { api } = await setup();
+    const demos = await api.sessions.demos();
+    expect(demos.map((demo) => demo.id)).toEqual(["fix-failing-test", "change-a-setting"]);
+    for (const demo of demos) {
+      await api.sessions.openDemo(demo.id);
+      const status = await api.sessions.play();
+      expect(status.diverged, status.summary).toBe(0);
+      expect(status.done).toBeGreaterThan(2);
+    }
+  });
+
+  it("keeps the conversation across a reload, and refuses to run before a model is connected", async () => {
+    const { api, settings, database } = await setup();
+    await expect(api.agent.send("hello")).rejects.toThrow(/Connect a model first/u);
+    await api.agent.connect(settings);
+    await api.agent.send(FIX_FAILING_TEST.task);
+    const before = await api.agent.state();
+    // Let the conversation's last save land, then "reload the page".
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const reloaded = createWorkerApi({ database });
+    await reloaded.boot(boot);
+    const after = await reloaded.agent.state();
+    expect(after.transcript).toEqual(before.transcript);
+    expect(after.connected).toBe(false);
+    // The recording came back too: the conversation still exports.
+    expect(JSON.parse(await reloaded.agent.exportSession()).events.length).toBeGreaterThan(0);
+  });
+
+  it("turns malformed tool calls into tool errors the model sees, and goes on", async () => {
+    const { api, settings } = await setup("openai", [
+      {
+        toolCalls: [
+          { name: "read_file", arguments: "{not json" },
+          { name: "no_such_tool", arguments: {} },
+          { name: "file_read", arguments: { path: "README.md" } },
+        ],
+      },
+      { text: "I see my mistakes." },
+    ]);
+    await api.agent.connect(settings);
+    const summary = await api.agent.send("Read the README");
+    expect(summary.stopReason).toBe("done");
+    const errors = (await api.agent.state()).transcript.filter(
+      (entry) => entry.role === "tool" && entry.isError,
+    );
+    expect(errors).toHaveLength(3);
+  });
+});

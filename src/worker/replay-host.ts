@@ -1,0 +1,128 @@
+import type { TranscriptEntry } from "../agent/transcript.ts";
+import type { ApprovalDecision, ApprovalRequest } from "../core/runtime.ts";
+import { formatDivergence } from "../session/compare.ts";
+import type { SessionFile } from "../session/format.ts";
+import { type ReplayStepResult, recordedApprover, SessionReplay } from "../session/replay.ts";
+import type { WorkspaceSession } from "./workspace-session.ts";
+
+/** One step of a replay as the replay bar shows it. */
+export interface ReplayStepView {
+  index: number;
+  kind: "call" | "restore";
+  /** The tool, or "restore" for a restore to a checkpoint. */
+  label: string;
+  requestId?: string;
+  verdict: "pending" | "match" | "diverged" | "unrecorded";
+  /** Readable divergences, one per difference. */
+  divergences: string[];
+}
+
+/** The session being replayed in the open workspace. */
+export interface ReplayStatus {
+  title: string;
+  description: string;
+  task: string | null;
+  profile: string;
+  /** Where it was recorded: provider and model, when an agent made it. */
+  recordedWith: string | null;
+  steps: ReplayStepView[];
+  done: number;
+  matched: number;
+  diverged: number;
+  /** What the model said along the way, for reading beside the calls. */
+  transcript: TranscriptEntry[];
+  summary: string;
+}
+
+/**
+ * A recorded session replayed in a workspace of its own, made from the session's initial files:
+ * the calls go through that workspace's runtime (so the tree, the editor and the log follow them),
+ * approvals are answered as the recording answered them, and each result is checked.
+ */
+export class ReplayHost {
+  private replay: SessionReplay | null = null;
+  private workspaceId: string | null = null;
+  private approver: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | null = null;
+
+  /** Starts replaying `session` in the workspace just opened for it. */
+  async start(session: SessionFile, workspace: WorkspaceSession): Promise<ReplayStatus> {
+    this.approver = recordedApprover(session.events);
+    this.replay = await SessionReplay.start(session, {
+      createRuntime: async () => workspace.runtime,
+      invoke: (profile, call) => workspace.call(profile, call),
+    });
+    this.workspaceId = workspace.meta.id;
+    return this.status()!;
+  }
+
+  /** Called whenever a workspace opens: a replay belongs to its own workspace only. */
+  attach(workspace: WorkspaceSession): void {
+    if (workspace.meta.id !== this.workspaceId) this.close();
+  }
+
+  close(): void {
+    this.replay = null;
+    this.workspaceId = null;
+    this.approver = null;
+  }
+
+  /** While a replay runs, approvals are answered as recorded; otherwise nobody here answers. */
+  answer(request: ApprovalRequest): Promise<ApprovalDecision> | undefined {
+    return this.approver?.(request);
+  }
+
+  async step(): Promise<ReplayStatus> {
+    await this.require().step();
+    return this.status()!;
+  }
+
+  /** Replays every step left; `onStep` hears after each (the bar shows progress). */
+  async play(onStep?: (status: ReplayStatus) => void): Promise<ReplayStatus> {
+    const replay = this.require();
+    while (!replay.done) {
+      await replay.step();
+      onStep?.(this.status()!);
+    }
+    return this.status()!;
+  }
+
+  status(): ReplayStatus | null {
+    const replay = this.replay;
+    if (!replay) return null;
+    const { session } = replay;
+    const agent = session.meta.agent;
+    const steps: ReplayStepView[] = replay.plan.map((action, index) => view(action, replay.results[index]));
+    const report = replay.report();
+    return {
+      title: session.meta.title,
+      description: session.meta.description ?? "",
+      task: session.meta.task ?? null,
+      profile: session.profile,
+      recordedWith: agent ? `${agent.model} (${agent.provider})` : null,
+      steps,
+      done: replay.results.length,
+      matched: report.matched,
+      diverged: report.diverged,
+      transcript: structuredClone(session.transcript),
+      summary: replay.done
+        ? report.summary
+        : `${replay.results.length} of ${replay.plan.length} steps replayed.`,
+    };
+  }
+
+  private require(): SessionReplay {
+    if (!this.replay) throw new Error("No session is being replayed here. Open one from the Sessions menu.");
+    return this.replay;
+  }
+}
+
+function view(action: SessionReplay["plan"][number], result: ReplayStepResult | undefined): ReplayStepView {
+  return {
+    index: action.index,
+    kind: action.kind,
+    label: action.kind === "call" ? action.tool : `restore before step ${action.beforeStep}`,
+    ...(action.kind === "call" ? { requestId: action.requestId } : {}),
+    verdict: result?.verdict ?? "pending",
+    divergences: (result?.divergences ?? []).map((divergence) => formatDivergence(divergence)),
+  };
+}
