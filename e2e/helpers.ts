@@ -4,7 +4,11 @@ import { expect, type Page } from "@playwright/test";
  * Opens the app with StackBlitz unreachable, as on a machine without internet (here it is
  * unreachable anyway; routing makes the test mean the same thing on a connected machine).
  */
-export async function openApp(page: Page, path = "/"): Promise<number> {
+export async function openApp(
+  page: Page,
+  path = "/",
+  options: { tab?: "agent" | "console" } = {},
+): Promise<number> {
   await page.route(/stackblitz\.com|staticblitz\.com|webcontainer/iu, (route) =>
     route.abort("internetdisconnected"),
   );
@@ -12,7 +16,10 @@ export async function openApp(page: Page, path = "/"): Promise<number> {
   await page.goto(path);
 
   await waitReady(page);
-  return Date.now() - started;
+  const elapsed = Date.now() - started;
+  // The agent's tab is what a visitor sees first; most tests here drive the console.
+  await page.getByTestId(`tab-${options.tab ?? "console"}`).click();
+  return elapsed;
 }
 
 export async function waitReady(page: Page): Promise<void> {

@@ -1,4 +1,5 @@
 import { useEffect } from "react";
+import { AgentPane } from "./components/AgentPane.tsx";
 import { ApprovalDialog } from "./components/ApprovalDialog.tsx";
 import { BootPanel } from "./components/BootPanel.tsx";
 import { EditorPane } from "./components/EditorPane.tsx";
@@ -7,18 +8,25 @@ import { FileTree } from "./components/FileTree.tsx";
 import { LessonAuthor } from "./components/LessonAuthor.tsx";
 import { LessonPanel } from "./components/LessonPanel.tsx";
 import { Notices } from "./components/Notices.tsx";
+import { ReplayPanel } from "./components/ReplayPanel.tsx";
 import { TerminalPane } from "./components/TerminalPane.tsx";
 import { ToolConsole } from "./components/ToolConsole.tsx";
 import { TopBar } from "./components/TopBar.tsx";
-import { useAppState } from "./model.ts";
+import { getModel, useAppState } from "./model.ts";
 
-/** Alt+1…5 move focus between the panes; Ctrl+Enter runs the console's tool. */
-const PANES = ["files-heading", "editor-heading", "terminal-heading", "log-heading", "console-heading"];
+/** Alt+1…5 move focus between the panes (5: the agent or the console, whichever is shown); Ctrl+Enter runs the console's tool. */
+const PANES = [
+  ["files-heading"],
+  ["editor-heading"],
+  ["terminal-heading"],
+  ["log-heading"],
+  ["agent-heading", "console-heading"],
+];
 
 export function App() {
   const booting = useAppState((state) => state.booting);
   const ready = useAppState((state) => state.workspace !== null);
-  const lessonOpen = useAppState((state) => state.lesson !== null);
+  const lessonOpen = useAppState((state) => state.lesson !== null || state.replay !== null);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -28,7 +36,9 @@ export function App() {
         return;
       }
       if (event.altKey && /^[1-5]$/u.test(event.key)) {
-        const pane = document.getElementById(PANES[Number(event.key) - 1]!)?.closest("section");
+        const pane = PANES[Number(event.key) - 1]!.map((id) => document.getElementById(id))
+          .find(Boolean)
+          ?.closest("section");
         const target = pane?.querySelector<HTMLElement>(
           "[tabindex='0'], button, select, input, textarea, .monaco-host textarea",
         );
@@ -55,6 +65,7 @@ export function App() {
           <div className={lessonOpen ? "left with-lesson" : "left"}>
             <FileTree />
             <LessonPanel />
+            <ReplayPanel />
           </div>
           <div className="center">
             <EditorPane />
@@ -62,13 +73,43 @@ export function App() {
           </div>
           <div className="side">
             <EventLog />
-            <ToolConsole />
+            <SideTabs />
           </div>
         </main>
       )}
       <ApprovalDialog />
       <LessonAuthor />
       <Notices />
+    </div>
+  );
+}
+
+/** The agent and the tool console share the lower right: a model works in one, a person in the other. */
+function SideTabs() {
+  const model = getModel();
+  const tab = useAppState((state) => state.sideTab);
+  const tabs = [
+    { id: "agent", label: "Agent" },
+    { id: "console", label: "Tool console" },
+  ] as const;
+  return (
+    <div className="side-tabs">
+      <div className="tabs" role="tablist" aria-label="Agent or tool console">
+        {tabs.map((item) => (
+          <button
+            key={item.id}
+            type="button"
+            role="tab"
+            aria-selected={tab === item.id}
+            className={tab === item.id ? "tab active" : "tab"}
+            onClick={() => model.setSideTab(item.id)}
+            data-testid={`tab-${item.id}`}
+          >
+            {item.label}
+          </button>
+        ))}
+      </div>
+      {tab === "agent" ? <AgentPane /> : <ToolConsole />}
     </div>
   );
 }

@@ -1,5 +1,9 @@
 import { proxy } from "comlink";
 import { useSyncExternalStore } from "react";
+import type { AgentRunSummary, AgentUpdate } from "../agent/controller.ts";
+import type { ProviderSettings } from "../agent/provider.ts";
+import { loadProviderSettings, saveProviderSettings } from "../agent/settings.ts";
+import type { AssistantEntry, TranscriptEntry } from "../agent/transcript.ts";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
 import type { Lesson } from "../lessons/lesson.ts";
@@ -8,13 +12,17 @@ import { sandboxPort } from "../sandbox/port.ts";
 import type { SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { EntryType, SandboxCapabilities } from "../sandbox/types.ts";
 import { bootWebContainer } from "../sandbox/webcontainer/boot.ts";
+import type { SessionFile } from "../session/format.ts";
+import { loadSessionFromUrl } from "../session/share.ts";
 import type {
+  AgentState,
   BackendChoice,
   BootResult,
   CallRequest,
   FileContent,
   FileDiff,
   ProfileInfo,
+  ReplayStatus,
   Settings,
   WorkspaceInfo,
 } from "../worker/api.ts";
@@ -70,6 +78,17 @@ export interface DiffView {
   note?: string;
 }
 
+/** What the agent pane shows while a run goes on. */
+export interface AgentLive {
+  /** The model's text of the turn in progress, as it streams. */
+  text: string;
+  /** The tool the model is calling now. */
+  calling: string | null;
+  iteration: number;
+}
+
+export type SideTab = "agent" | "console";
+
 export interface AppState {
   booting: boolean;
   bootSteps: BootStep[];
@@ -95,6 +114,17 @@ export interface AppState {
   lesson: LessonStatus | null;
   lessonProgress: Record<string, LessonProgress>;
   authoringLesson: boolean;
+  /** The agent of the open workspace (never its key). */
+  agent: AgentState | null;
+  agentLive: AgentLive | null;
+  /** How the last run ended. */
+  agentSummary: AgentRunSummary | null;
+  /** Provider settings as last connected or remembered, without the key (the form starts there). */
+  providerDraft: ProviderSettings | null;
+  /** The replay of the open workspace, when it was opened from a session. */
+  replay: ReplayStatus | null;
+  replayBusy: boolean;
+  sideTab: SideTab;
 }
 
 const initialState: AppState = {
@@ -120,7 +150,16 @@ const initialState: AppState = {
   lesson: null,
   lessonProgress: {},
   authoringLesson: false,
+  agent: null,
+  agentLive: null,
+  agentSummary: null,
+  providerDraft: null,
+  replay: null,
+  replayBusy: false,
+  sideTab: "agent",
 };
+
+const SIDE_TAB_KEY = "toolroom.sideTab";
 
 /**
  * The page's state and everything the person can do. Components read slices of `state` and call
@@ -138,6 +177,8 @@ export class AppModel {
   private pendingBump = { files: false, events: false };
   private nextNotice = 1;
   private seenSeq = new Set<string>();
+  /** The connected model's settings, key included: in this page's memory only (and the worker's). */
+  private provider: ProviderSettings | null = null;
 
   constructor(readonly host: WorkerHost) {
     host.onEvent((event) => this.receive(event));
@@ -146,8 +187,9 @@ export class AppModel {
         "warn",
         `The worker was restarted: ${reason}. The workspace is back as it was after the last completed call.`,
       );
-      void this.afterBoot(boot);
+      void this.afterBoot(boot).then(() => this.reconnectAgent());
     });
+    host.onAgentUpdate((update) => this.onAgentUpdate(update));
   }
 
   subscribe = (listener: () => void): (() => void) => {
@@ -180,6 +222,7 @@ export class AppModel {
   async start(): Promise<void> {
     try {
       this.step("Checking what this browser offers");
+      this.loadAgentPreferences();
       const support = detectBrowserSupport();
       this.set({ support: describeSupport(support) });
       await this.host.setApprovalPrompt((request) => this.ask(request));
@@ -224,6 +267,7 @@ export class AppModel {
         },
       });
       await this.afterBoot(boot);
+      await this.reconnectAgent();
       const readyMs = Math.round(performance.now() - this.started);
       this.step(
         `Ready in ${readyMs} ms: ${boot.restored.files} files, ${boot.restored.events} log events restored`,
@@ -231,6 +275,7 @@ export class AppModel {
       );
       this.set({ booting: false, readyMs });
       await this.openLessonFromUrl();
+      await this.openSessionFromUrl();
     } catch (error) {
       this.step(
         `Boot failed: ${message(error)}. Reload the page; if it fails again, clear this site's data (it resets the saved workspaces).`,
@@ -242,15 +287,18 @@ export class AppModel {
   /** After any boot, restart or switch: reload everything the views show. */
   private async afterBoot(boot: BootResult): Promise<void> {
     const api = this.host.api;
-    const [files, events, workspaces, profiles, settings, lesson, lessonProgress] = await Promise.all([
-      api.listFiles(),
-      api.events(),
-      api.workspaces.list(),
-      api.listProfiles(),
-      api.settings.get(),
-      api.lessons.status(),
-      api.lessons.progress(),
-    ]);
+    const [files, events, workspaces, profiles, settings, lesson, lessonProgress, agent, replay] =
+      await Promise.all([
+        api.listFiles(),
+        api.events(),
+        api.workspaces.list(),
+        api.listProfiles(),
+        api.settings.get(),
+        api.lessons.status(),
+        api.lessons.progress(),
+        api.agent.state(),
+        api.sessions.status(),
+      ]);
     this.files.clear();
     for (const entry of files) this.files.set(entry.path, entry.type);
     this.events.length = 0;
@@ -264,6 +312,9 @@ export class AppModel {
       settings,
       lesson,
       lessonProgress,
+      agent,
+      agentLive: null,
+      replay,
       filesVersion: this.state.filesVersion + 1,
       eventsVersion: this.state.eventsVersion + 1,
       sessionVersion: this.state.sessionVersion + 1,
@@ -547,6 +598,243 @@ export class AppModel {
     this.set({ authoringLesson });
   }
 
+  // --- the agent ----------------------------------------------------------------------------------
+
+  setSideTab(sideTab: SideTab): void {
+    this.set({ sideTab });
+    try {
+      localStorage.setItem(SIDE_TAB_KEY, sideTab);
+    } catch {
+      // Storage may be off (private mode): the tab choice is a nicety.
+    }
+  }
+
+  private loadAgentPreferences(): void {
+    try {
+      const tab = localStorage.getItem(SIDE_TAB_KEY);
+      if (tab === "agent" || tab === "console") this.set({ sideTab: tab });
+      const saved = loadProviderSettings(localStorage);
+      if (saved) {
+        this.set({ providerDraft: saved });
+        // A remembered key, or a local server that needs none: connect as the page opens.
+        if (saved.apiKey || isLocal(saved.baseUrl)) this.provider = saved;
+      }
+    } catch {
+      // No storage: the person fills the form in.
+    }
+  }
+
+  /** Connects a model; the key stays in memory unless `rememberKey`. */
+  async connectAgent(settings: ProviderSettings, rememberKey: boolean): Promise<boolean> {
+    try {
+      const agent = await this.host.api.agent.connect(settings);
+      this.provider = { ...settings };
+      try {
+        saveProviderSettings(localStorage, settings, { rememberKey });
+      } catch {
+        // Storage may be off: the connection holds for this page all the same.
+      }
+      this.set({ agent, providerDraft: settings });
+      this.notify("ok", `Connected to ${settings.model}. Give the agent a task.`);
+      return true;
+    } catch (error) {
+      this.notify("error", `Could not connect: ${message(error)}`);
+      return false;
+    }
+  }
+
+  /** After a boot or a worker restart the worker has forgotten the key: hand it over again. */
+  private async reconnectAgent(): Promise<void> {
+    if (!this.provider) return;
+    try {
+      this.set({ agent: await this.host.api.agent.connect(this.provider) });
+    } catch {
+      this.provider = null;
+    }
+  }
+
+  async sendTask(task: string, maxIterations?: number): Promise<void> {
+    await this.runAgent(() => this.host.api.agent.send(task, maxIterations));
+  }
+
+  async continueAgent(maxIterations?: number): Promise<void> {
+    await this.runAgent(() => this.host.api.agent.continue(maxIterations));
+  }
+
+  private async runAgent(start: () => Promise<AgentRunSummary>): Promise<void> {
+    this.set({ agentSummary: null, agentLive: { text: "", calling: null, iteration: 0 } });
+    try {
+      const summary = await start();
+      this.set({ agentSummary: summary });
+      if (summary.error) this.notify("error", summary.error.message);
+    } catch (error) {
+      this.notify(
+        "error",
+        `${message(error)} The conversation so far is kept: press Continue to go on from where it stopped.`,
+      );
+    } finally {
+      this.set({ agentLive: null });
+      await this.refreshAgent();
+    }
+  }
+
+  async stopAgent(): Promise<void> {
+    await this.host.api.agent.stop();
+  }
+
+  async newConversation(): Promise<void> {
+    try {
+      this.set({ agent: await this.host.api.agent.newConversation(), agentSummary: null });
+    } catch (error) {
+      this.notify("error", message(error));
+    }
+  }
+
+  async setAgentProfile(profile: string): Promise<void> {
+    try {
+      this.set({ agent: await this.host.api.agent.setProfile(profile), agentSummary: null });
+    } catch (error) {
+      this.notify("error", message(error));
+    }
+  }
+
+  private async refreshAgent(): Promise<void> {
+    try {
+      this.set({ agent: await this.host.api.agent.state() });
+    } catch {
+      // The worker is restarting; afterBoot reloads the agent.
+    }
+  }
+
+  private onAgentUpdate(update: AgentUpdate): void {
+    const live = this.state.agentLive ?? { text: "", calling: null, iteration: 0 };
+    const agent = this.state.agent;
+    switch (update.type) {
+      case "turn":
+        this.set({ agentLive: { text: "", calling: null, iteration: update.iteration } });
+        break;
+      case "text":
+        this.set({ agentLive: { ...live, text: live.text + update.delta } });
+        break;
+      case "tool_call_start":
+        this.set({ agentLive: { ...live, calling: update.name } });
+        break;
+      case "entry":
+        if (agent) {
+          const transcript: TranscriptEntry[] = [...agent.transcript, update.entry];
+          const usage = addUsage(agent.usage, update.entry);
+          this.set({
+            agent: { ...agent, transcript, usage, recorded: true },
+            ...(update.entry.role === "assistant" ? { agentLive: { ...live, text: "" } } : {}),
+          });
+        }
+        break;
+      case "status":
+        if (agent) this.set({ agent: { ...agent, status: update.status } });
+        break;
+      case "finished":
+      case "reset":
+        break;
+    }
+  }
+
+  // --- sessions and replay -----------------------------------------------------------------------
+
+  /** Downloads the conversation as a session file (keys redacted). */
+  async exportSession(): Promise<string | null> {
+    try {
+      return await this.host.api.agent.exportSession();
+    } catch (error) {
+      this.notify("error", message(error));
+      return null;
+    }
+  }
+
+  /** A link to the conversation's session; when too long, its file to download instead. */
+  async shareSession(): Promise<{ url: string } | { file: string; reason: string } | null> {
+    try {
+      const shared = await this.host.api.agent.share(location.href);
+      return shared.kind === "link" ? { url: shared.url } : { file: shared.text, reason: shared.reason };
+    } catch (error) {
+      this.notify("error", message(error));
+      return null;
+    }
+  }
+
+  /** Opens a session (a file's text, or one from a link) in a workspace of its own, ready to replay. */
+  async openSession(session: string | SessionFile): Promise<void> {
+    try {
+      const { boot } = await this.host.api.sessions.open(session);
+      await this.afterBoot(boot);
+      this.notify(
+        "ok",
+        "Session opened in a workspace of its own: Step through its calls, or Play them all.",
+      );
+    } catch (error) {
+      this.notify("error", `${message(error)} Check that it is a Toolroom session file (.json).`);
+    }
+  }
+
+  async openDemo(id: string): Promise<void> {
+    try {
+      const { boot } = await this.host.api.sessions.openDemo(id);
+      await this.afterBoot(boot);
+      await this.replayPlay();
+    } catch (error) {
+      this.notify("error", message(error));
+    }
+  }
+
+  /** Opens the session a #s= link or a ?session= address carries, if the page was opened from one. */
+  async openSessionFromUrl(): Promise<void> {
+    let session: Awaited<ReturnType<typeof loadSessionFromUrl>>;
+    try {
+      session = await loadSessionFromUrl(location.href, {
+        fetch: (input, init) => fetch(input, init),
+        profiles: this.state.profiles.map((profile) => profile.name),
+      });
+    } catch (error) {
+      this.notify("error", `${message(error)} Ask for the link again, or for the session file.`);
+      return;
+    }
+    if (!session) return;
+    history.replaceState(null, "", location.pathname);
+    await this.openSession(session);
+  }
+
+  async replayStep(): Promise<void> {
+    await this.replayAction(() => this.host.api.sessions.step());
+  }
+
+  async replayPlay(): Promise<void> {
+    await this.replayAction(() =>
+      this.host.api.sessions.play(proxy((replay: ReplayStatus) => this.set({ replay }))),
+    );
+  }
+
+  private async replayAction(action: () => Promise<ReplayStatus>): Promise<void> {
+    if (this.state.replayBusy) return;
+    this.set({ replayBusy: true });
+    try {
+      const replay = await action();
+      this.set({ replay });
+      if (replay.done === replay.steps.length) {
+        if (replay.diverged === 0)
+          this.notify("ok", `Replay complete: all ${replay.matched} calls matched the recording.`);
+        else this.notify("warn", `Replay complete: ${replay.diverged} calls diverged from the recording.`);
+      }
+    } catch (error) {
+      this.notify("error", `Replay stopped: ${message(error)}`);
+    } finally {
+      this.set({ replayBusy: false });
+    }
+  }
+
+  async closeReplay(): Promise<void> {
+    await this.host.api.sessions.close();
+    this.set({ replay: null });
+  }
+
   // --- workspaces and settings ---------------------------------------------------------------------
 
   async createWorkspace(name: string, origin: string, files: SerializedWorkspace): Promise<void> {
@@ -595,6 +883,19 @@ export class AppModel {
       run: () => location.reload(),
     });
   }
+}
+
+function isLocal(baseUrl: string): boolean {
+  try {
+    return ["localhost", "127.0.0.1", "[::1]"].includes(new URL(baseUrl).hostname);
+  } catch {
+    return false;
+  }
+}
+
+function addUsage(usage: AgentState["usage"], entry: TranscriptEntry): AgentState["usage"] {
+  const turn = entry.role === "assistant" ? (entry as AssistantEntry).usage : undefined;
+  return turn ? { input: usage.input + turn.input, output: usage.output + turn.output } : usage;
 }
 
 export function message(error: unknown): string {

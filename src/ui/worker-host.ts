@@ -1,4 +1,5 @@
 import { proxy, type Remote, wrap } from "comlink";
+import type { AgentUpdate } from "../agent/controller.ts";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
 import type { SandboxPort } from "../sandbox/port.ts";
@@ -26,6 +27,8 @@ interface InFlight {
   /** Armed: the tool is running against its deadline (not queued, not waiting for approval). */
   running: boolean;
   cutOff: boolean;
+  /** Made in the worker, not through call(): nobody here waits for its outcome. */
+  foreign?: boolean;
 }
 
 export class WorkerRestartedError extends Error {
@@ -53,6 +56,7 @@ export class WorkerHost {
   private readonly inflight = new Map<string, InFlight>();
   private readonly eventListeners = new Set<(event: ToolEvent) => void>();
   private readonly restartListeners = new Set<(restart: Restart) => void>();
+  private readonly agentListeners = new Set<(update: AgentUpdate) => void>();
   private prompt: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | undefined;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private restarting: Promise<BootResult> | undefined;
@@ -71,6 +75,12 @@ export class WorkerHost {
   onEvent(listener: (event: ToolEvent) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
+  }
+
+  /** Updates of the agent's runs (text as it streams, calls, the end); kept across worker restarts. */
+  onAgentUpdate(listener: (update: AgentUpdate) => void): () => void {
+    this.agentListeners.add(listener);
+    return () => this.agentListeners.delete(listener);
   }
 
   onRestart(listener: (restart: Restart) => void): () => void {
@@ -139,6 +149,11 @@ export class WorkerHost {
     const api = this.remote;
     await api.subscribe(proxy((event: ToolEvent) => this.emit(event)));
     await api.watch(proxy((notice: WatchNotice) => this.onWatch(notice)));
+    await api.agent.subscribe(
+      proxy((update: AgentUpdate) => {
+        for (const listener of this.agentListeners) listener(update);
+      }),
+    );
     if (this.prompt) await api.approvals.setPrompt(proxy(this.prompt));
     // The port is a comlink proxy: it must travel as a top-level argument.
     const result = await api.boot(options, this.port as unknown as Remote<SandboxPort> | undefined);
@@ -151,8 +166,13 @@ export class WorkerHost {
   }
 
   private onWatch(notice: WatchNotice): void {
-    const entry = this.inflight.get(notice.requestId);
+    let entry = this.inflight.get(notice.requestId);
+    if (!entry && notice.state === "running" && notice.call) entry = this.adopt(notice.call);
     if (!entry) return;
+    if (notice.state === "done" && entry.foreign) {
+      this.settle(entry);
+      return;
+    }
     clearTimeout(entry.timer);
     entry.running = notice.state === "running";
     if (notice.state !== "running") return;
@@ -202,6 +222,26 @@ export class WorkerHost {
     return this.restarting.finally(() => {
       this.restarting = undefined;
     });
+  }
+
+  /**
+   * A call made inside the worker (by the agent or a replay) is watched like the page's own: past its
+   * deadline the worker restarts and the call is recorded with its timeout envelope.
+   */
+  private adopt(call: NonNullable<Extract<WatchNotice, { state: "running" }>["call"]>): InFlight {
+    const requestId = call.request.request_id ?? `worker-${this.nextRequest++}`;
+    const entry: InFlight = {
+      profile: call.profile,
+      request: { ...call.request, request_id: requestId },
+      startedAt: call.startedAt,
+      resolve: () => undefined,
+      reject: () => undefined,
+      running: false,
+      cutOff: false,
+      foreign: true,
+    };
+    this.inflight.set(requestId, entry);
+    return entry;
   }
 
   private settle(entry: InFlight): void {

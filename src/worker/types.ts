@@ -112,7 +112,9 @@ export interface BootResult {
 
 /** What the watchdog on the main thread needs to know about the call in flight. */
 export type WatchNotice =
-  | { requestId: string; state: "running"; deadlineMs: number }
+  /** `call`: what to record if the watchdog cuts it off (calls the agent or a replay made in the worker). */
+  | { requestId: string; state: "running"; deadlineMs: number; call?: InterruptedCall }
+
   | { requestId: string; state: "waiting" }
   | { requestId: string; state: "done" };
 

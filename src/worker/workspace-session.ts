@@ -62,6 +62,8 @@ export class WorkspaceSession {
   private writes: Promise<void> = Promise.resolve();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
   private currentRequest = "";
+  /** The call running now, for the watchdog to record should it have to cut it off. */
+  private currentCall: InterruptedCall | undefined;
   private callsInFlight = 0;
   private syncWanted = false;
   private readonly terminals = new Map<string, Terminal>();
@@ -99,7 +101,12 @@ export class WorkspaceSession {
     });
     this.runtime.guards.push(({ tool, params }) => {
       const deadlineMs = typeof tool.deadlineMs === "function" ? tool.deadlineMs(params) : tool.deadlineMs;
-      this.hooks.onWatch({ requestId: this.currentRequest, state: "running", deadlineMs });
+      this.hooks.onWatch({
+        requestId: this.currentRequest,
+        state: "running",
+        deadlineMs,
+        ...(this.currentCall ? { call: { ...this.currentCall, deadlineMs } } : {}),
+      });
     });
     this.runtime.subscribe((event) => this.record(event));
     artifacts.onPut((path) => {
@@ -306,6 +313,16 @@ export class WorkspaceSession {
   private record(event: ToolEvent): void {
     if (event.type === "tool_call_started") {
       this.currentRequest = event.request_id ?? "";
+      this.currentCall = {
+        profile: typeof event.data?.profile === "string" ? event.data.profile : "",
+        request: {
+          tool: event.tool ?? "",
+          params: (event.params ?? {}) as Record<string, unknown>,
+          request_id: this.currentRequest,
+        },
+        deadlineMs: 0,
+        startedAt: event.ts,
+      };
       this.callsInFlight++;
     }
     if (event.type === "tool_call_finished") {
@@ -329,7 +346,13 @@ export class WorkspaceSession {
     if (tool && decision !== "deny") {
       const deadlineMs =
         typeof tool.deadlineMs === "function" ? tool.deadlineMs(request.params) : tool.deadlineMs;
-      this.hooks.onWatch({ requestId: request.requestId, state: "running", deadlineMs });
+      this.hooks.onWatch({
+        requestId: request.requestId,
+        state: "running",
+        deadlineMs,
+        ...(this.currentCall ? { call: { ...this.currentCall, deadlineMs } } : {}),
+      });
+
     }
     return decision;
   }

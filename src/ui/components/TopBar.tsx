@@ -2,6 +2,7 @@ import type { BackendChoice } from "../../worker/api.ts";
 import { getModel, useAppState } from "../model.ts";
 import { LessonMenu } from "./LessonMenu.tsx";
 import { SandboxBadge } from "./SandboxBadge.tsx";
+import { SessionsMenu } from "./SessionsMenu.tsx";
 import { WorkspaceMenu } from "./WorkspaceMenu.tsx";
 
 export function TopBar() {
@@ -12,6 +13,7 @@ export function TopBar() {
       <h1>Toolroom</h1>
       <WorkspaceMenu />
       <LessonMenu />
+      <SessionsMenu />
       <SandboxBadge />
       {settings && (
         <label className="setting">

@@ -1,0 +1,173 @@
+import { readFile } from "node:fs/promises";
+import { expect, type Page, test } from "@playwright/test";
+import { type ScriptedServer, startScriptedServer } from "../src/agent/testing/scripted-server.ts";
+import { FIX_FAILING_TEST } from "../src/session/demos/scenarios.ts";
+import { decodeFragmentText } from "../src/session/share.ts";
+import { openApp } from "./helpers.ts";
+
+const KEY = "sk-e2e-secret-0123456789abcdefghij";
+
+async function workspaceText(page: Page, path: string): Promise<string> {
+  return page.evaluate(
+    async (file) =>
+      (
+        await (
+          window as unknown as {
+            toolroom: { host: { api: { readFile(path: string): Promise<{ text: string }> } } };
+          }
+        ).toolroom.host.api.readFile(file)
+      ).text,
+    path,
+  );
+}
+
+async function connect(page: Page, server: ScriptedServer, format: "openai" | "anthropic", key = KEY) {
+  const form = page.getByTestId("provider-form");
+  await form.getByTestId("provider-preset").selectOption("custom");
+  await form.getByTestId("provider-kind").selectOption(format);
+  await form.getByTestId("provider-url").fill(server.baseUrl);
+  await form.getByTestId("provider-model").fill("scripted-model");
+  await form.getByTestId("provider-key").fill(key);
+  await form.getByTestId("provider-connect").click();
+  await expect(page.getByTestId("agent-connected")).toContainText("scripted-model");
+}
+
+async function giveTask(page: Page, task: string) {
+  await page.getByTestId("agent-task").fill(task);
+  await page.getByTestId("agent-send").click();
+}
+
+const servers: ScriptedServer[] = [];
+test.afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+test.describe("agents and sessions", () => {
+  test("an OpenAI-compatible model fixes the Node starter's failing test; the run exports without the key, imports and replays with no divergence, and its link replays in a fresh browser", async ({
+    page,
+    browser,
+  }) => {
+    const server = await startScriptedServer({
+      format: "openai",
+      script: FIX_FAILING_TEST.replies,
+      requireKey: KEY,
+    });
+    servers.push(server);
+    await openApp(page, "/", { tab: "agent" });
+    await connect(page, server, "openai");
+    await giveTask(page, FIX_FAILING_TEST.task);
+
+    // The run streams into the pane, each call lands in the log, and it ends on its own.
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "done", { timeout: 60_000 });
+    const results = page.getByTestId("agent-result");
+    await expect(results).toHaveCount(4);
+    await expect(results.last()).toHaveAttribute("data-error", "false");
+    expect(await workspaceText(page, "src/cart.js")).toContain("item.priceCents * item.quantity");
+    await expect(page.getByTestId("agent-tokens")).not.toContainText("0 in · 0 out");
+    // The profile's tools went out in OpenAI's format, with the key only in the Authorization header.
+    const first = server.requests[0]!;
+    expect(first.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect((first.body.tools as { function: { name: string } }[]).map((tool) => tool.function.name)).toEqual(
+      expect.arrayContaining(["list_files", "read_file", "search", "apply_patch", "run"]),
+    );
+    expect(JSON.stringify(first.body)).not.toContain(KEY);
+    // The key is nowhere in the page's storage (it was not asked to be remembered).
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }));
+    expect(stored).not.toContain(KEY);
+
+    // Export: a session file with no key in it.
+    await page.getByTestId("sessions-menu").locator("summary").click();
+    const downloading = page.waitForEvent("download");
+    await page.getByTestId("session-export").click();
+    const file = await (await downloading).path();
+    const exported = await readFile(file, "utf8");
+    expect(exported).not.toContain(KEY);
+    expect(JSON.parse(exported)).toMatchObject({ format: "toolroom-session", profile: "agentbench" });
+
+    // Import it again: a workspace of the initial files, replayed call by call.
+    await page.getByTestId("sessions-menu").locator("summary").click();
+    await page.getByTestId("session-file").setInputFiles(file);
+    await expect(page.getByTestId("replay-panel")).toBeVisible();
+    await expect(page.getByTestId("replay-step")).toHaveCount(4);
+    expect(await workspaceText(page, "src/cart.js")).not.toContain("* item.quantity");
+    await page.getByTestId("replay-step-button").click();
+    await expect(page.getByTestId("replay-step").first()).toHaveAttribute("data-verdict", "match");
+    await page.getByTestId("replay-play").click();
+    await expect(page.getByTestId("replay-summary")).toHaveText(
+      "All 4 replayed steps matched the recording.",
+    );
+    expect(await workspaceText(page, "src/cart.js")).toContain("item.priceCents * item.quantity");
+
+    // Share the original run: back in its workspace, copy the link, open it in a fresh browser context.
+    await page.getByTestId("workspace-select").selectOption({ label: "Node starter" });
+
+    await expect(page.getByTestId("agent-result")).toHaveCount(4);
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await page.getByTestId("sessions-menu").locator("summary").click();
+    await page.getByTestId("session-share").click();
+    await expect(page.getByTestId("notices")).toContainText("share link was copied");
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+    expect(link).toMatch(/#s=/u);
+    expect(decodeFragmentText(link.slice(link.indexOf("#s=") + 3))).not.toContain(KEY);
+
+    const fresh = await browser.newContext();
+    try {
+      const other = await fresh.newPage();
+      await openApp(other, link.slice(link.indexOf("/", "http://".length)), { tab: "agent" });
+      await expect(other.getByTestId("replay-panel")).toBeVisible();
+      await other.getByTestId("replay-play").click();
+      await expect(other.getByTestId("replay-summary")).toHaveText(
+        "All 4 replayed steps matched the recording.",
+      );
+      expect(await workspaceText(other, "src/cart.js")).toContain("item.priceCents * item.quantity");
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test("an Anthropic-format model: a refused key is shown plainly, and after a new key Continue finishes the task; Stop ends a run that hangs", async ({
+    page,
+  }) => {
+    const replies = [{ hang: true as const, text: "Thinking about" }, ...FIX_FAILING_TEST.replies];
+    const server = await startScriptedServer({
+      format: "anthropic",
+      // The first request (with the wrong key) is refused by the server before the script is read.
+      script: (_request, index) => replies[index - 1] ?? { text: "Done." },
+      requireKey: KEY,
+    });
+    servers.push(server);
+    await openApp(page, "/", { tab: "agent" });
+    await connect(page, server, "anthropic", "sk-wrong-key-000000000000000000");
+    await giveTask(page, FIX_FAILING_TEST.task);
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "error");
+    await expect(page.getByTestId("agent-end")).toContainText(/key/iu);
+
+    await page.getByRole("button", { name: "Change model" }).click();
+    await connect(page, server, "anthropic");
+    // The next answer hangs mid-sentence: Stop cuts it, and the partial text is kept.
+    await page.getByTestId("agent-continue").click();
+    await expect(page.getByTestId("agent-live")).toContainText("Thinking about");
+    await page.getByTestId("agent-stop").click();
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "stopped");
+
+    await page.getByTestId("agent-continue").click();
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "done", { timeout: 60_000 });
+    expect(await workspaceText(page, "src/cart.js")).toContain("item.priceCents * item.quantity");
+    expect(server.requests.at(-1)?.headers["x-api-key"]).toBe(KEY);
+    expect(server.openStreams()).toBe(0);
+  });
+
+  test("a first-time visitor plays a demo session with one click", async ({ page }) => {
+    await openApp(page, "/", { tab: "agent" });
+    await page.getByTestId("sessions-menu").locator("summary").click();
+    await page.locator('[data-demo="fix-failing-test"]').click();
+    await expect(page.getByTestId("replay-summary")).toHaveText(
+      /All \d+ replayed steps matched the recording\./u,
+      {
+        timeout: 60_000,
+      },
+    );
+    await expect(page.getByTestId("replay-panel")).toContainText("Fix a failing test");
+    expect(await workspaceText(page, "src/cart.js")).toContain("item.priceCents * item.quantity");
+  });
+});
