@@ -63,6 +63,8 @@ export interface AgentControllerOptions {
   fetch: FetchLike;
   /** The profile the agent starts with. */
   profile: string;
+  /** Per profile, the only tools the model gets (a lesson's subset); every tool where absent. */
+  tools?: Record<string, readonly string[]>;
   /** The sandbox backend, for sessions ("embedded" or "webcontainer"). */
   sandbox?: string;
   /** How calls reach the runtime (the worker flushes its log after each); runtime.invoke by default. */
@@ -85,6 +87,7 @@ export class AgentController {
   private readonly sandbox: string;
   private readonly invoke: AgentControllerOptions["invoke"];
   private readonly store: ConversationStore | undefined;
+  private readonly tools: Record<string, readonly string[]> | undefined;
   private readonly onSaveError: (error: unknown) => void;
   private saving: Promise<void> = Promise.resolve();
   private settings: ProviderSettings | null = null;
@@ -104,6 +107,7 @@ export class AgentController {
     this.currentProfile = options.profile;
     this.invoke = options.invoke;
     this.store = options.store;
+    this.tools = options.tools;
     this.onSaveError = options.onSaveError ?? (() => undefined);
     this.runtime.profile(options.profile);
     if (options.restore) {
@@ -259,7 +263,9 @@ export class AgentController {
       const result = await runAgent({
         runtime: this.runtime,
         profile: this.currentProfile,
+        ...(this.tools?.[this.currentProfile] ? { tools: this.tools[this.currentProfile] } : {}),
         provider: createProvider(settings, this.fetch),
+
         transcript: this.conversation,
         ...(this.invoke ? { invoke: this.invoke } : {}),
         ...(task !== undefined ? { task } : {}),

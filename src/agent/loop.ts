@@ -41,6 +41,8 @@ export interface AgentOptions {
   runtime: Runtime;
   /** The profile whose tools the model gets. */
   profile: string;
+  /** Only these of the profile's tools go to the model (a lesson's subset); all of them when absent. */
+  tools?: readonly string[];
   provider: Provider;
   /** The person's request; may be left out to continue an earlier transcript. */
   task?: string;
@@ -93,7 +95,11 @@ const INTERRUPTED_RESULT =
 export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   const { runtime, provider, signal, handlers = {} } = options;
   const invoke = options.invoke ?? ((name: string, call: ToolCall) => runtime.invoke(name, call));
-  const profile = runtime.profile(options.profile);
+  const fullProfile = runtime.profile(options.profile);
+  const allowed = options.tools;
+  const profile: Profile = allowed
+    ? { ...fullProfile, tools: fullProfile.tools.filter((tool) => allowed.includes(tool.name)) }
+    : fullProfile;
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   const transcript: TranscriptEntry[] = [...(options.transcript ?? [])];
   const turns: (TokenUsage | null)[] = [];

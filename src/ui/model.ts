@@ -314,7 +314,9 @@ export class AppModel {
       lessonProgress,
       agent,
       agentLive: null,
+      agentSummary: null,
       replay,
+
       filesVersion: this.state.filesVersion + 1,
       eventsVersion: this.state.eventsVersion + 1,
       sessionVersion: this.state.sessionVersion + 1,

@@ -55,7 +55,12 @@ export class AgentHost {
   ) {}
 
   /** Called for every workspace that opens: its conversation, if it had one, is taken up again. */
-  async attach(session: WorkspaceSession, sandbox: string): Promise<void> {
+  /** `tools`: per profile, the only tools the model gets (a lesson's workspace). */
+  async attach(
+    session: WorkspaceSession,
+    sandbox: string,
+    tools?: Record<string, readonly string[]>,
+  ): Promise<void> {
     this.detach();
     const workspaceId = session.meta.id;
     const stored = await this.store.getSetting<StoredConversation>(conversationKey(workspaceId));
@@ -66,6 +71,7 @@ export class AgentHost {
       fetch: this.fetch,
       profile: stored?.conversation.profile ?? DEFAULT_AGENT_PROFILE,
       sandbox,
+      ...(tools ? { tools } : {}),
       // Through the session, so each call's log lines are stored before the model sees the result.
       invoke: (profile, call) => session.call(profile, call),
       store: {

@@ -157,3 +157,54 @@ describe("the agent in the worker", () => {
     expect(errors).toHaveLength(3);
   });
 });
+
+describe("a lesson handed to the model", () => {
+  const PATCH = `--- a/src/pricing.js
++++ b/src/pricing.js
+@@ -6,3 +6,3 @@
+ export function applyDiscount(total, percent) {
+-  if (percent < 0 || percent > 1000) {
++  if (percent < 0 || percent > 100) {
+     throw new RangeError(\`discount must be between 0 and 100, got \${percent}\`);
+`;
+
+  it("runs in a workspace of its own with the lesson's tools only, and compares with the learner's calls", async () => {
+    const { api, settings } = await setup("openai", [
+      { toolCalls: [{ name: "search", arguments: { query: "percent > 1000" } }] },
+      {
+        toolCalls: [{ name: "read_file", arguments: { path: "src/pricing.js", start_line: 5, end_line: 9 } }],
+      },
+      // run is agentbench's, but not this lesson's: the model is told, and nothing runs.
+      { toolCalls: [{ name: "run", arguments: { command: "echo hi" } }] },
+      { toolCalls: [{ name: "apply_patch", arguments: { unified_diff: PATCH } }] },
+      { text: "Fixed the bound." },
+    ]);
+    const { readingAndSearching } = await import("../lessons/builtin/reading-and-searching.ts");
+    await api.lessons.open(readingAndSearching);
+    // The learner tries by hand first: one call.
+    await api.call("agentbench", { tool: "list_files", params: {} });
+    await api.lessons.check();
+
+    await api.agent.connect(settings);
+    const handed = await api.lessons.handToAgent();
+    expect(handed.boot.workspace.name).toBe(`Agent: ${readingAndSearching.title}`);
+    expect(handed.status.byAgent).toBe(true);
+    expect(handed.profile).toBe("agentbench");
+    const summary = await api.agent.send(handed.task);
+    expect(summary.stopReason).toBe("done");
+    const status = await api.lessons.check();
+    expect(status.results?.find((result) => result.id === "bound-fixed")?.passed).toBe(true);
+
+    const comparison = await api.lessons.compare();
+    expect(comparison.learner?.calls.map((call) => call.tool)).toEqual(["list_files"]);
+    expect(comparison.agent?.calls.map((call) => call.tool)).toEqual(["search", "read_file", "apply_patch"]);
+    expect(comparison.agent?.results?.find((result) => result.id === "patched")?.passed).toBe(true);
+    // The model's tools were the lesson's four, and a call outside them was refused before running.
+    const state = await api.agent.state();
+    const refused = state.transcript.find((entry) => entry.role === "tool" && entry.tool === "run");
+    expect(refused).toMatchObject({ isError: true });
+    // The model's success is not the learner's progress.
+    const progress = await api.lessons.progress();
+    expect(progress[readingAndSearching.id]?.completed).toBe(false);
+  });
+});

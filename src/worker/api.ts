@@ -17,7 +17,14 @@ import type { ShareResult } from "../session/share.ts";
 import { initRepository } from "../tools/git/commit.ts";
 import { AgentHost, type AgentState } from "./agent-host.ts";
 import { EDITOR_PROFILE, editorProfile } from "./editor-profile.ts";
-import { LessonHost, type LessonProgress, type LessonStatus, lessonOrigin } from "./lessons.ts";
+import {
+  type LessonComparison,
+  LessonHost,
+  type LessonProgress,
+  type LessonStatus,
+  lessonAgentOrigin,
+  lessonOrigin,
+} from "./lessons.ts";
 import { ReplayHost, type ReplayStatus } from "./replay-host.ts";
 import { type WorkspaceMeta, WorkspaceStore } from "./store.ts";
 import {
@@ -152,6 +159,13 @@ export interface WorkerApi {
     reset(): Promise<LessonStatus>;
     /** The learner's progress in every lesson they opened in this browser. */
     progress(): Promise<Record<string, LessonProgress>>;
+    /**
+     * Hands the open lesson to the connected model: a workspace of its own with the lesson fresh and
+     * its controls on, the agent set to the lesson's profile and tools. The UI then sends `task`.
+     */
+    handToAgent(): Promise<{ boot: BootResult; status: LessonStatus; task: string; profile: string }>;
+    /** The learner's calls and checks beside the model's, for the open lesson. */
+    compare(): Promise<LessonComparison>;
   }>;
 
   agent: Namespace<{
@@ -299,7 +313,7 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
       agent = new AgentHost(requireStore(), options.fetch ?? ((input, init) => fetch(input, init)));
       agent.setListener((update) => void Promise.resolve(agentListener?.(update)).catch(() => undefined));
     }
-    await agent.attach(session, sandbox.kind);
+    await agent.attach(session, sandbox.kind, lessonTools());
     return {
       backend: sandbox.kind,
       capabilities: sandbox.capabilities,
@@ -325,6 +339,14 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
     const entries = deserializeWorkspace(seed.files).entries;
     await requireStore().createWorkspace(meta, asIs ? entries : await asRepository(entries));
     return meta;
+  };
+
+  /** In a lesson's workspace the model gets the lesson's tools only (its guards refuse the rest anyway). */
+  const lessonTools = (): Record<string, string[]> | undefined => {
+    const lesson = lessons?.current()?.lesson;
+    return lesson
+      ? Object.fromEntries(lesson.profiles.map((entry) => [entry.profile, entry.tools]))
+      : undefined;
   };
 
   const openSession = async (session: SessionFile) => {
@@ -531,6 +553,43 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         await openStore();
         lessons ??= new LessonHost(requireStore());
         return lessons.progress();
+      },
+      async handToAgent() {
+        const lesson = lessons?.current()?.lesson;
+        if (!lesson) throw new Error("No lesson is open. Open one from the Lessons menu first.");
+        const db = requireStore();
+        // One model attempt per lesson: a new hand-over starts it afresh.
+        for (const meta of await db.listWorkspaces()) {
+          if (meta.origin === lessonAgentOrigin(lesson.id)) await db.deleteWorkspace(meta.id);
+        }
+        const boot = await open(
+          await create({
+            name: `Agent: ${lesson.title}`,
+            origin: lessonAgentOrigin(lesson.id),
+            files: { files: {} },
+          }),
+        );
+        const status = await lessons!.start(current(), lesson, { byAgent: true });
+        const profile = lesson.profiles[0]!.profile;
+        await agent!.attach(current(), boot.backend, lessonTools());
+        agent!.setProfile(profile);
+        return { boot, status, task: lesson.instructions, profile };
+      },
+      async compare() {
+        const lesson = lessons?.current()?.lesson;
+        if (!lesson) throw new Error("No lesson is open. Open one from the Lessons menu first.");
+        const db = requireStore();
+        const attemptIn = async (origin: string) => {
+          const meta = (await db.listWorkspaces()).find((candidate) => candidate.origin === origin);
+          if (!meta) return null;
+          const events = meta.id === session?.meta.id ? current().events() : await db.loadEvents(meta.id);
+          return lessons!.attempt(meta.id, events);
+        };
+        return {
+          lessonId: lesson.id,
+          learner: await attemptIn(lessonOrigin(lesson.id)),
+          agent: await attemptIn(lessonAgentOrigin(lesson.id)),
+        };
       },
     }),
 

@@ -1,3 +1,4 @@
+import type { ToolEvent } from "../core/events.ts";
 import type { CheckResult } from "../lessons/checks.ts";
 import { checkLesson, type Lesson } from "../lessons/lesson.ts";
 import { LessonRun, type LessonRunState } from "../lessons/lesson-run.ts";
@@ -23,10 +24,39 @@ export interface LessonStatus {
   results: CheckResult[] | null;
   hints: string[];
   progress: LessonProgress;
+  /** This workspace is a model's attempt at the lesson (handed over from the learner's). */
+  byAgent: boolean;
 }
 
 /** The origin of a lesson's own workspace: one per lesson, reused when the lesson is opened again. */
 export const lessonOrigin = (lessonId: string) => `lesson:${lessonId}`;
+/** The origin of the workspace where a connected model attempts the lesson, beside the learner's. */
+export const lessonAgentOrigin = (lessonId: string) => `lesson-agent:${lessonId}`;
+
+/** One call of an attempt at a lesson, as the comparison lists it. */
+export interface AttemptCall {
+  profile: string;
+  tool: string;
+  /** The parameters as compact JSON, cut to a readable length. */
+  params: string;
+  status: "success" | "error" | "unfinished";
+}
+
+/** An attempt at a lesson: the learner's by hand, or a model's. */
+export interface LessonAttempt {
+  by: "learner" | "agent";
+  workspaceId: string;
+  calls: AttemptCall[];
+  /** The checks as last run, or null if Check was never pressed there. */
+  results: CheckResult[] | null;
+}
+
+/** The learner's calls beside the model's, for the same lesson. */
+export interface LessonComparison {
+  lessonId: string;
+  learner: LessonAttempt | null;
+  agent: LessonAttempt | null;
+}
 
 const lessonKey = (workspaceId: string) => `lesson:${workspaceId}`;
 const PROGRESS_KEY = "lesson-progress";
@@ -35,6 +65,8 @@ interface StoredLesson {
   lesson: Lesson;
   state: LessonRunState;
   results: CheckResult[] | null;
+  /** A model's attempt: its checks do not count as the learner's progress. */
+  byAgent?: boolean;
 }
 
 /**
@@ -44,6 +76,7 @@ interface StoredLesson {
 export class LessonHost {
   private run: LessonRun | null = null;
   private results: CheckResult[] | null = null;
+  private byAgent = false;
 
   constructor(private readonly store: WorkspaceStore) {}
 
@@ -54,17 +87,24 @@ export class LessonHost {
     if (!stored) return;
     this.run = LessonRun.attach(checkLesson(stored.lesson), session.runtime, stored.state);
     this.results = stored.results;
+    this.byAgent = stored.byAgent === true;
   }
 
   detach(): void {
     this.run?.close();
     this.run = null;
     this.results = null;
+    this.byAgent = false;
   }
 
   /** Starts a lesson in a session whose workspace was just created for it. */
-  async start(session: WorkspaceSession, lesson: Lesson): Promise<LessonStatus> {
+  async start(
+    session: WorkspaceSession,
+    lesson: Lesson,
+    options: { byAgent?: boolean } = {},
+  ): Promise<LessonStatus> {
     this.detach();
+    this.byAgent = options.byAgent === true;
     this.run = await LessonRun.open(lesson, session.runtime, async () => {
       await session.syncExternal("lesson_start");
     });
@@ -106,11 +146,40 @@ export class LessonHost {
       results: this.results,
       hints: run.hintsRevealed(),
       progress: (await this.progress())[run.lesson.id] ?? this.progressOf(run),
+      byAgent: this.byAgent,
     };
   }
 
   async progress(): Promise<Record<string, LessonProgress>> {
     return (await this.store.getSetting<Record<string, LessonProgress>>(PROGRESS_KEY)) ?? {};
+  }
+
+  /** Whether the open lesson workspace is a model's attempt rather than the learner's. */
+  get agentAttempt(): boolean {
+    return this.byAgent;
+  }
+
+  /** The calls and check results of an attempt made in a workspace, from its log (`events`). */
+  async attempt(workspaceId: string, events: readonly ToolEvent[]): Promise<LessonAttempt | null> {
+    const stored = await this.store.getSetting<StoredLesson>(lessonKey(workspaceId));
+    if (!stored) return null;
+    const finished = new Map<string, "success" | "error">();
+    for (const event of events) {
+      if (event.type === "tool_call_finished" && event.request_id)
+        finished.set(event.request_id, event.status === "error" ? "error" : "success");
+    }
+    const calls = events
+      .filter((event) => event.seq > stored.state.firstEvent && event.type === "tool_call_started")
+      .map((event) => {
+        const params = JSON.stringify(event.params ?? {});
+        return {
+          profile: typeof event.data?.profile === "string" ? event.data.profile : "",
+          tool: event.tool ?? "",
+          params: params.length > 160 ? `${params.slice(0, 160)}…` : params,
+          status: finished.get(event.request_id ?? "") ?? ("unfinished" as const),
+        };
+      });
+    return { by: stored.byAgent ? "agent" : "learner", workspaceId, calls, results: stored.results };
   }
 
   private progressOf(run: LessonRun): LessonProgress {
@@ -128,8 +197,14 @@ export class LessonHost {
 
   private async save(session: WorkspaceSession): Promise<void> {
     const run = this.require();
-    const stored: StoredLesson = { lesson: run.lesson, state: run.state(), results: this.results };
+    const stored: StoredLesson = {
+      lesson: run.lesson,
+      state: run.state(),
+      results: this.results,
+      ...(this.byAgent ? { byAgent: true } : {}),
+    };
     await this.store.setSetting(lessonKey(session.meta.id), stored);
+    if (this.byAgent) return;
     const progress = await this.progress();
     const previous = progress[run.lesson.id];
     const next = this.progressOf(run);

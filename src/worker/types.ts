@@ -114,7 +114,6 @@ export interface BootResult {
 export type WatchNotice =
   /** `call`: what to record if the watchdog cuts it off (calls the agent or a replay made in the worker). */
   | { requestId: string; state: "running"; deadlineMs: number; call?: InterruptedCall }
-
   | { requestId: string; state: "waiting" }
   | { requestId: string; state: "done" };
 

@@ -352,7 +352,6 @@ export class WorkspaceSession {
         deadlineMs,
         ...(this.currentCall ? { call: { ...this.currentCall, deadlineMs } } : {}),
       });
-
     }
     return decision;
   }
