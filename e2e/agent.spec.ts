@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { expect, type Page, test } from "@playwright/test";
 import { type ScriptedServer, startScriptedServer } from "../src/agent/testing/scripted-server.ts";
+import { readingAndSearching } from "../src/lessons/builtin/reading-and-searching.ts";
 import { FIX_FAILING_TEST } from "../src/session/demos/scenarios.ts";
 import { decodeFragmentText } from "../src/session/share.ts";
 import { openApp } from "./helpers.ts";
@@ -169,5 +170,55 @@ test.describe("agents and sessions", () => {
     );
     await expect(page.getByTestId("replay-panel")).toContainText("Fix a failing test");
     expect(await workspaceText(page, "src/cart.js")).toContain("item.priceCents * item.quantity");
+  });
+
+  test("a learner hands a lesson to the model and compares its calls with their own", async ({ page }) => {
+    const patch = `--- a/src/pricing.js
++++ b/src/pricing.js
+@@ -6,3 +6,3 @@
+ export function applyDiscount(total, percent) {
+-  if (percent < 0 || percent > 1000) {
++  if (percent < 0 || percent > 100) {
+     throw new RangeError(\`discount must be between 0 and 100, got \${percent}\`);
+`;
+    const server = await startScriptedServer({
+      format: "openai",
+      script: [
+        { toolCalls: [{ name: "search", arguments: { query: "percent > 1000" } }] },
+        {
+          toolCalls: [
+            { name: "read_file", arguments: { path: "src/pricing.js", start_line: 5, end_line: 9 } },
+          ],
+        },
+        { toolCalls: [{ name: "apply_patch", arguments: { unified_diff: patch } }] },
+        { text: "The upper bound was 1000; it is 100 now." },
+      ],
+    });
+    servers.push(server);
+    await openApp(page, "/", { tab: "agent" });
+    await connect(page, server, "openai");
+    await page.getByTestId("lesson-menu").locator("summary").click();
+    await page.locator(`[data-lesson="${readingAndSearching.id}"]`).click();
+    await expect(page.getByTestId("lesson-panel")).toBeVisible();
+
+    await page.getByTestId("lesson-hand-to-agent").click();
+    await expect(page.getByTestId("lesson-panel")).toContainText("the model's attempt");
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "done", { timeout: 60_000 });
+    const comparison = page.getByTestId("lesson-comparison");
+    await expect(comparison.locator('[data-by="agent"] li')).toHaveText([
+      /^search/u,
+      /^read_file/u,
+      /^apply_patch/u,
+    ]);
+    await expect(comparison.locator('[data-by="learner"]')).toContainText("No calls yet.");
+    await expect(page.getByTestId("lesson-panel").locator('[data-check="bound-fixed"]')).toHaveAttribute(
+      "data-state",
+      "passed",
+    );
+    // The model only ever saw the lesson's four tools.
+    const offered = (server.requests[0]!.body.tools as { function: { name: string } }[]).map(
+      (tool) => tool.function.name,
+    );
+    expect(offered.sort()).toEqual(["apply_patch", "list_files", "read_file", "search"]);
   });
 });

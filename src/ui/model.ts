@@ -26,7 +26,7 @@ import type {
   Settings,
   WorkspaceInfo,
 } from "../worker/api.ts";
-import type { LessonProgress, LessonStatus } from "../worker/lessons.ts";
+import type { LessonComparison, LessonProgress, LessonStatus } from "../worker/lessons.ts";
 import { planBoot } from "./boot/boot-plan.ts";
 import { describeSupport, detectBrowserSupport, type SupportLine } from "./boot/browser-support.ts";
 import { seedFromStarter } from "./starters/index.ts";
@@ -114,6 +114,8 @@ export interface AppState {
   lesson: LessonStatus | null;
   lessonProgress: Record<string, LessonProgress>;
   authoringLesson: boolean;
+  /** The learner's calls beside the model's, once asked for. */
+  lessonComparison: LessonComparison | null;
   /** The agent of the open workspace (never its key). */
   agent: AgentState | null;
   agentLive: AgentLive | null;
@@ -150,6 +152,7 @@ const initialState: AppState = {
   lesson: null,
   lessonProgress: {},
   authoringLesson: false,
+  lessonComparison: null,
   agent: null,
   agentLive: null,
   agentSummary: null,
@@ -315,6 +318,7 @@ export class AppModel {
       agent,
       agentLive: null,
       agentSummary: null,
+      lessonComparison: null,
       replay,
 
       filesVersion: this.state.filesVersion + 1,
@@ -594,6 +598,36 @@ export class AppModel {
       },
       editorView: "diff",
     });
+  }
+
+  /**
+   * Hands the open lesson to the connected model: it works in a workspace of its own with the same
+   * tools and controls; then its checks run and its calls are shown beside the learner's.
+   */
+  async handLessonToAgent(): Promise<void> {
+    if (!this.state.agent?.connected) {
+      this.setSideTab("agent");
+      this.notify("info", "Connect a model in the Agent tab first, then hand the lesson over again.");
+      return;
+    }
+    try {
+      const { boot, task } = await this.host.api.lessons.handToAgent();
+      await this.afterBoot(boot);
+      this.setSideTab("agent");
+      await this.sendTask(task);
+      await this.lessonAction("check");
+      await this.loadLessonComparison();
+    } catch (error) {
+      this.notify("error", `Could not hand the lesson over: ${message(error)}`);
+    }
+  }
+
+  async loadLessonComparison(): Promise<void> {
+    try {
+      this.set({ lessonComparison: await this.host.api.lessons.compare() });
+    } catch (error) {
+      this.notify("error", message(error));
+    }
   }
 
   setAuthoringLesson(authoringLesson: boolean): void {

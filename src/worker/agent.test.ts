@@ -169,7 +169,7 @@ describe("a lesson handed to the model", () => {
 `;
 
   it("runs in a workspace of its own with the lesson's tools only, and compares with the learner's calls", async () => {
-    const { api, settings } = await setup("openai", [
+    const { api, settings, model } = await setup("openai", [
       { toolCalls: [{ name: "search", arguments: { query: "percent > 1000" } }] },
       {
         toolCalls: [{ name: "read_file", arguments: { path: "src/pricing.js", start_line: 5, end_line: 9 } }],
@@ -200,7 +200,12 @@ describe("a lesson handed to the model", () => {
     expect(comparison.agent?.calls.map((call) => call.tool)).toEqual(["search", "read_file", "apply_patch"]);
     expect(comparison.agent?.results?.find((result) => result.id === "patched")?.passed).toBe(true);
     // The model's tools were the lesson's four, and a call outside them was refused before running.
+    const offered = (model.requests[0]!.body.tools as { function: { name: string } }[]).map(
+      (tool) => tool.function.name,
+    );
+    expect(offered.sort()).toEqual(["apply_patch", "list_files", "read_file", "search"]);
     const state = await api.agent.state();
+
     const refused = state.transcript.find((entry) => entry.role === "tool" && entry.tool === "run");
     expect(refused).toMatchObject({ isError: true });
     // The model's success is not the learner's progress.

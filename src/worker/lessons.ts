@@ -35,6 +35,7 @@ export const lessonAgentOrigin = (lessonId: string) => `lesson-agent:${lessonId}
 
 /** One call of an attempt at a lesson, as the comparison lists it. */
 export interface AttemptCall {
+  requestId: string;
   profile: string;
   tool: string;
   /** The parameters as compact JSON, cut to a readable length. */
@@ -173,6 +174,7 @@ export class LessonHost {
       .map((event) => {
         const params = JSON.stringify(event.params ?? {});
         return {
+          requestId: event.request_id ?? String(event.seq),
           profile: typeof event.data?.profile === "string" ? event.data.profile : "",
           tool: event.tool ?? "",
           params: params.length > 160 ? `${params.slice(0, 160)}…` : params,

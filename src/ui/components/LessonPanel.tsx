@@ -1,6 +1,7 @@
 import Markdown from "react-markdown";
 import { serializeLesson } from "../../lessons/lesson.ts";
 import { lessonLink } from "../../lessons/share.ts";
+import type { LessonComparison } from "../../worker/lessons.ts";
 import { download } from "../download.ts";
 import { getModel, useAppState } from "../model.ts";
 
@@ -13,6 +14,8 @@ function safeUrl(url: string): string {
 export function LessonPanel() {
   const model = getModel();
   const status = useAppState((state) => state.lesson);
+  const comparison = useAppState((state) => state.lessonComparison);
+  const agentBusy = useAppState((state) => state.agent?.status !== "idle");
   if (!status) return null;
   const { lesson, results, hints, progress } = status;
   const passed = results?.filter((result) => result.passed).length ?? 0;
@@ -37,7 +40,7 @@ export function LessonPanel() {
   return (
     <section className="pane lesson" aria-labelledby="lesson-heading" data-testid="lesson-panel">
       <header className="pane-header">
-        <h2 id="lesson-heading">Lesson</h2>
+        <h2 id="lesson-heading">{status.byAgent ? "Lesson · the model's attempt" : "Lesson"}</h2>
         <span className="count" data-testid="lesson-progress">
           {progress.completed
             ? "complete ✓"
@@ -65,6 +68,7 @@ export function LessonPanel() {
             );
           })}
         </ul>
+        {comparison && <Comparison comparison={comparison} />}
         {hints.length > 0 && (
           <ol className="hints" aria-label="Hints" data-testid="lesson-hints">
             {hints.map((hint) => (
@@ -101,6 +105,18 @@ export function LessonPanel() {
         <button type="button" onClick={() => void model.lessonAction("reset")} data-testid="lesson-reset">
           Reset
         </button>
+        <button
+          type="button"
+          onClick={() => void model.handLessonToAgent()}
+          disabled={agentBusy}
+          title="A connected model attempts the lesson in a workspace of its own, with the same tools and controls"
+          data-testid="lesson-hand-to-agent"
+        >
+          {status.byAgent ? "Let the model try again" : "Hand to the model"}
+        </button>
+        <button type="button" onClick={() => void model.loadLessonComparison()} data-testid="lesson-compare">
+          Compare calls
+        </button>
         <button type="button" onClick={() => void share()}>
           Share
         </button>
@@ -112,5 +128,40 @@ export function LessonPanel() {
         </button>
       </div>
     </section>
+  );
+}
+
+/** The learner's calls beside the model's: what each called, in order, and how many checks passed. */
+function Comparison({ comparison }: { comparison: LessonComparison }) {
+  const columns = [
+    { title: "You", attempt: comparison.learner },
+    { title: "The model", attempt: comparison.agent },
+  ];
+  return (
+    <div className="comparison" data-testid="lesson-comparison">
+      {columns.map(({ title, attempt }) => (
+        <div key={title} data-by={title === "You" ? "learner" : "agent"}>
+          <h3>
+            {title}
+            {attempt?.results
+              ? ` · ${attempt.results.filter((result) => result.passed).length}/${attempt.results.length} checks`
+              : ""}
+          </h3>
+          {!attempt ? (
+            <p className="count">{title === "You" ? "No attempt yet." : "Not handed to a model yet."}</p>
+          ) : attempt.calls.length === 0 ? (
+            <p className="count">No calls yet.</p>
+          ) : (
+            <ol>
+              {attempt.calls.map((call) => (
+                <li key={call.requestId} data-status={call.status} title={call.params}>
+                  {call.tool} <span className="count">{call.status}</span>
+                </li>
+              ))}
+            </ol>
+          )}
+        </div>
+      ))}
+    </div>
   );
 }
