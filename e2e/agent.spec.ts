@@ -221,4 +221,40 @@ test.describe("agents and sessions", () => {
     );
     expect(offered.sort()).toEqual(["apply_patch", "list_files", "read_file", "search"]);
   });
+
+  test("a runaway command the model starts is cut off by the watchdog; the conversation survives the restart and Continue goes on", async ({
+    page,
+  }) => {
+    const server = await startScriptedServer({
+      format: "openai",
+      script: [
+        {
+          text: "Running the loop.",
+          toolCalls: [
+            {
+              name: "run",
+              arguments: { command: "awk 'BEGIN { while (1) { } }'", timeout_sec: 2 },
+              id: "loop",
+            },
+          ],
+        },
+        { text: "That command never ends; I will not run it again." },
+      ],
+    });
+    servers.push(server);
+    await openApp(page, "/", { tab: "agent" });
+    await connect(page, server, "openai");
+    await giveTask(page, "Run the loop.");
+    await expect(page.getByTestId("notices")).toContainText("worker was restarted", { timeout: 30_000 });
+    await expect(page.getByTestId("notices")).toContainText("press Continue");
+    // The cut-off call is in the log with its timeout envelope, and the task is still in the pane.
+    await expect(
+      page.getByTestId("event-log").locator('[data-type="tool_call_finished"]').filter({ hasText: "run" }),
+    ).toHaveCount(1);
+    await expect(page.getByTestId("agent-transcript")).toContainText("Run the loop.");
+    // The key was handed to the new worker: Continue works without connecting again.
+    await page.getByTestId("agent-continue").click();
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "done", { timeout: 30_000 });
+    await expect(page.getByTestId("agent-transcript")).toContainText("I will not run it again");
+  });
 });
