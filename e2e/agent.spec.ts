@@ -4,23 +4,10 @@ import { type ScriptedServer, startScriptedServer } from "../src/agent/testing/s
 import { readingAndSearching } from "../src/lessons/builtin/reading-and-searching.ts";
 import { FIX_FAILING_TEST } from "../src/session/demos/scenarios.ts";
 import { decodeFragmentText } from "../src/session/share.ts";
-import { openApp } from "./helpers.ts";
+import { PRICING_FIX_PATCH } from "../src/test-support/lesson-fixtures.ts";
+import { openApp, workspaceText } from "./helpers.ts";
 
 const KEY = "sk-e2e-secret-0123456789abcdefghij";
-
-async function workspaceText(page: Page, path: string): Promise<string> {
-  return page.evaluate(
-    async (file) =>
-      (
-        await (
-          window as unknown as {
-            toolroom: { host: { api: { readFile(path: string): Promise<{ text: string }> } } };
-          }
-        ).toolroom.host.api.readFile(file)
-      ).text,
-    path,
-  );
-}
 
 async function connect(page: Page, server: ScriptedServer, format: "openai" | "anthropic", key = KEY) {
   const form = page.getByTestId("provider-form");
@@ -173,14 +160,6 @@ test.describe("agents and sessions", () => {
   });
 
   test("a learner hands a lesson to the model and compares its calls with their own", async ({ page }) => {
-    const patch = `--- a/src/pricing.js
-+++ b/src/pricing.js
-@@ -6,3 +6,3 @@
- export function applyDiscount(total, percent) {
--  if (percent < 0 || percent > 1000) {
-+  if (percent < 0 || percent > 100) {
-     throw new RangeError(\`discount must be between 0 and 100, got \${percent}\`);
-`;
     const server = await startScriptedServer({
       format: "openai",
       script: [
@@ -190,7 +169,7 @@ test.describe("agents and sessions", () => {
             { name: "read_file", arguments: { path: "src/pricing.js", start_line: 5, end_line: 9 } },
           ],
         },
-        { toolCalls: [{ name: "apply_patch", arguments: { unified_diff: patch } }] },
+        { toolCalls: [{ name: "apply_patch", arguments: { unified_diff: PRICING_FIX_PATCH } }] },
         { text: "The upper bound was 1000; it is 100 now." },
       ],
     });

@@ -58,3 +58,18 @@ export async function editorText(page: Page): Promise<string> {
 export function treeRow(page: Page, path: string) {
   return page.getByTestId("file-tree").locator(`[data-path="${path}"]`);
 }
+
+/** A workspace file's text, read through the worker API the page exposes as window.toolroom. */
+export async function workspaceText(page: Page, path: string): Promise<string> {
+  return page.evaluate(
+    async (file) =>
+      (
+        await (
+          window as unknown as {
+            toolroom: { host: { api: { readFile(path: string): Promise<{ text: string }> } } };
+          }
+        ).toolroom.host.api.readFile(file)
+      ).text,
+    path,
+  );
+}

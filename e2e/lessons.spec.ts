@@ -1,16 +1,8 @@
 import { expect, type Page, test } from "@playwright/test";
 import { readingAndSearching } from "../src/lessons/builtin/reading-and-searching.ts";
 import { lessonLink } from "../src/lessons/share.ts";
-import { openApp, runTool, waitReady } from "./helpers.ts";
-
-const PATCH = `--- a/src/pricing.js
-+++ b/src/pricing.js
-@@ -6,3 +6,3 @@
- export function applyDiscount(total, percent) {
--  if (percent < 0 || percent > 1000) {
-+  if (percent < 0 || percent > 100) {
-     throw new RangeError(\`discount must be between 0 and 100, got \${percent}\`);
-`;
+import { PRICING_FIX_PATCH } from "../src/test-support/lesson-fixtures.ts";
+import { openApp, runTool, waitReady, workspaceText } from "./helpers.ts";
 
 const checkState = (page: Page, id: string) =>
   page.getByTestId("lesson-panel").locator(`[data-check="${id}"]`);
@@ -18,20 +10,6 @@ const checkState = (page: Page, id: string) =>
 async function check(page: Page): Promise<void> {
   await page.getByTestId("lesson-check").click();
   await expect(checkState(page, "searched")).not.toHaveAttribute("data-state", "unknown");
-}
-
-async function workspaceText(page: Page, path: string): Promise<string> {
-  return page.evaluate(
-    async (file) =>
-      (
-        await (
-          window as unknown as {
-            toolroom: { host: { api: { readFile(path: string): Promise<{ text: string }> } } };
-          }
-        ).toolroom.host.api.readFile(file)
-      ).text,
-    path,
-  );
 }
 
 test.describe("lessons", () => {
@@ -79,7 +57,7 @@ test.describe("lessons", () => {
     await page.getByTestId("lesson-hint").click();
     await expect(page.getByTestId("lesson-hints")).toContainText("Search for the word discount");
 
-    await runTool(page, "apply_patch", { unified_diff: PATCH }, { expectStatus: "success" });
+    await runTool(page, "apply_patch", { unified_diff: PRICING_FIX_PATCH }, { expectStatus: "success" });
     await check(page);
     for (const id of [
       "searched",

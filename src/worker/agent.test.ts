@@ -4,6 +4,7 @@ import type { AgentUpdate } from "../agent/controller.ts";
 import { scriptedFetch, type WireFormat } from "../agent/testing/scripted-model.ts";
 import { FIX_FAILING_TEST } from "../session/demos/scenarios.ts";
 import { decodeShareFragment } from "../session/share.ts";
+import { PRICING_FIX_PATCH } from "../test-support/lesson-fixtures.ts";
 import { seedFromStarter } from "../ui/starters/index.ts";
 import { type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
 
@@ -159,15 +160,6 @@ describe("the agent in the worker", () => {
 });
 
 describe("a lesson handed to the model", () => {
-  const PATCH = `--- a/src/pricing.js
-+++ b/src/pricing.js
-@@ -6,3 +6,3 @@
- export function applyDiscount(total, percent) {
--  if (percent < 0 || percent > 1000) {
-+  if (percent < 0 || percent > 100) {
-     throw new RangeError(\`discount must be between 0 and 100, got \${percent}\`);
-`;
-
   it("runs in a workspace of its own with the lesson's tools only, and compares with the learner's calls", async () => {
     const { api, settings, model } = await setup("openai", [
       { toolCalls: [{ name: "search", arguments: { query: "percent > 1000" } }] },
@@ -176,7 +168,7 @@ describe("a lesson handed to the model", () => {
       },
       // run is agentbench's, but not this lesson's: the model is told, and nothing runs.
       { toolCalls: [{ name: "run", arguments: { command: "echo hi" } }] },
-      { toolCalls: [{ name: "apply_patch", arguments: { unified_diff: PATCH } }] },
+      { toolCalls: [{ name: "apply_patch", arguments: { unified_diff: PRICING_FIX_PATCH } }] },
       { text: "Fixed the bound." },
     ]);
     const { readingAndSearching } = await import("../lessons/builtin/reading-and-searching.ts");

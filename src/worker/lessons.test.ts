@@ -1,6 +1,7 @@
 import "fake-indexeddb/auto";
 import { describe, expect, it } from "vitest";
 import { readingAndSearching } from "../lessons/builtin/reading-and-searching.ts";
+import { PRICING_FIX_PATCH } from "../test-support/lesson-fixtures.ts";
 import { type BootOptions, createWorkerApi } from "./api.ts";
 
 let databases = 0;
@@ -22,15 +23,6 @@ async function setup() {
     },
   };
 }
-
-const PATCH = `--- a/src/pricing.js
-+++ b/src/pricing.js
-@@ -6,3 +6,3 @@
- export function applyDiscount(total, percent) {
--  if (percent < 0 || percent > 1000) {
-+  if (percent < 0 || percent > 100) {
-     throw new RangeError(\`discount must be between 0 and 100, got \${percent}\`);
-`;
 
 describe("lessons in the worker", () => {
   it("opens a lesson in a workspace of its own, leaving the learner's workspace alone", async () => {
@@ -66,7 +58,7 @@ describe("lessons in the worker", () => {
       tool: "read_file",
       params: { path: "src/pricing.js", start_line: 6, end_line: 11 },
     });
-    await api.call("agentbench", { tool: "apply_patch", params: { unified_diff: PATCH } });
+    await api.call("agentbench", { tool: "apply_patch", params: { unified_diff: PRICING_FIX_PATCH } });
     const after = await api.lessons.check();
     expect(after.results?.every((result) => result.passed)).toBe(true);
     expect(after.progress.completed).toBe(true);
@@ -84,7 +76,7 @@ describe("lessons in the worker", () => {
   it("Reset restores the starting files, and the restore is stored", async () => {
     const { api, reload } = await setup();
     await api.lessons.open(readingAndSearching);
-    await api.call("agentbench", { tool: "apply_patch", params: { unified_diff: PATCH } });
+    await api.call("agentbench", { tool: "apply_patch", params: { unified_diff: PRICING_FIX_PATCH } });
     await api.lessons.reset();
     expect((await api.readFile("src/pricing.js")).text).toContain("percent > 1000");
     const again = await reload();
@@ -97,7 +89,7 @@ describe("lessons in the worker", () => {
   it("opening the same lesson again takes it up where the learner left it", async () => {
     const { api } = await setup();
     await api.lessons.open(readingAndSearching);
-    await api.call("agentbench", { tool: "apply_patch", params: { unified_diff: PATCH } });
+    await api.call("agentbench", { tool: "apply_patch", params: { unified_diff: PRICING_FIX_PATCH } });
     const first = (await api.workspaces.list()).find((workspace) => workspace.name === "Starter")!;
     await api.workspaces.switch(first.id);
     expect(await api.lessons.status()).toBeNull();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../../host/create-runtime.ts";
+import { PRICING_FIX_PATCH } from "../../test-support/lesson-fixtures.ts";
 import { checkLesson, type Lesson } from "../lesson.ts";
 import { LessonRun } from "../lesson-run.ts";
 import { compareDialects } from "./compare-dialects.ts";
@@ -36,22 +37,13 @@ describe("built-in lessons", () => {
 });
 
 describe(readingAndSearching.title, () => {
-  const PATCH = `--- a/src/pricing.js
-+++ b/src/pricing.js
-@@ -6,3 +6,3 @@
- export function applyDiscount(total, percent) {
--  if (percent < 0 || percent > 1000) {
-+  if (percent < 0 || percent > 100) {
-     throw new RangeError(\`discount must be between 0 and 100, got \${percent}\`);
-`;
-
   it("is solved by search, a ranged read and one patch", async () => {
     const { call, failing } = await open(readingAndSearching);
     expect((await call("search", { query: "discount must be" })).status).toBe("success");
     expect((await call("read_file", { path: "src/pricing.js", start_line: 6, end_line: 11 })).status).toBe(
       "success",
     );
-    expect((await call("apply_patch", { unified_diff: PATCH })).status).toBe("success");
+    expect((await call("apply_patch", { unified_diff: PRICING_FIX_PATCH })).status).toBe("success");
     expect(await failing()).toEqual([]);
   });
 
@@ -59,7 +51,9 @@ describe(readingAndSearching.title, () => {
     const { call, failing } = await open(readingAndSearching);
     await call("list_files", {});
     await call("read_file", { path: "src/pricing.js" });
-    await call("apply_patch", { unified_diff: PATCH.replace("percent > 100)", "percent > 200)") });
+    await call("apply_patch", {
+      unified_diff: PRICING_FIX_PATCH.replace("percent > 100)", "percent > 200)"),
+    });
     expect(await failing()).toEqual(["searched", "read-a-range", "bound-fixed"]);
   });
 
