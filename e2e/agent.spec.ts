@@ -231,6 +231,10 @@ test.describe("agents and sessions", () => {
       page.getByTestId("event-log").locator('[data-type="tool_call_finished"]').filter({ hasText: "run" }),
     ).toHaveCount(1);
     await expect(page.getByTestId("agent-transcript")).toContainText("Run the loop.");
+    // The model will read what really happened: the dialect's timeout envelope, not a bare "interrupted".
+    const cutOff = page.getByTestId("agent-result").first();
+    await expect(cutOff).toHaveAttribute("data-error", "true");
+    await expect(cutOff).toContainText('"error_type":"timeout"');
     // The key was handed to the new worker: Continue works without connecting again.
     await page.getByTestId("agent-continue").click();
     await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "done", { timeout: 30_000 });

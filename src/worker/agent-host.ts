@@ -7,7 +7,14 @@ import {
 } from "../agent/controller.ts";
 import type { FetchLike, ProviderSettings } from "../agent/provider.ts";
 import { withoutKey } from "../agent/settings.ts";
-import type { TokenUsage, TranscriptEntry } from "../agent/transcript.ts";
+import { toolResultForModel } from "../agent/tool-results.ts";
+import {
+  type TokenUsage,
+  type ToolEntry,
+  type TranscriptEntry,
+  unansweredToolCalls,
+} from "../agent/transcript.ts";
+import type { CallOutcome } from "../core/runtime.ts";
 import type { RecordingState } from "../session/record.ts";
 import type { ShareResult } from "../session/share.ts";
 import type { WorkspaceStore } from "./store.ts";
@@ -63,7 +70,10 @@ export class AgentHost {
   ): Promise<void> {
     this.detach();
     const workspaceId = session.meta.id;
-    const stored = await this.store.getSetting<StoredConversation>(conversationKey(workspaceId));
+    const saved = await this.store.getSetting<StoredConversation>(conversationKey(workspaceId));
+    const stored = saved && session.interrupted ? answerInterrupted(saved, session.interrupted) : saved;
+    // Kept at once: the cut-off call's envelope is known only on the boot right after the restart.
+    if (stored && stored !== saved) await this.store.setSetting(conversationKey(workspaceId), stored);
     let recording = stored?.recording ?? null;
     const store = this.store;
     const controller = new AgentController({
@@ -72,8 +82,13 @@ export class AgentHost {
       profile: stored?.conversation.profile ?? DEFAULT_AGENT_PROFILE,
       sandbox,
       ...(tools ? { tools } : {}),
-      // Through the session, so each call's log lines are stored before the model sees the result.
-      invoke: (profile, call) => session.call(profile, call),
+      // The model's turn is stored before its call runs (a call may hang the worker until the watchdog
+      // restarts it), and through the session each call's log is stored before the model sees the result.
+      invoke: async (profile, call) => {
+        await controller.saved();
+        return session.call(profile, call);
+      },
+
       store: {
         async saveRecording(next) {
           recording = next;
@@ -174,4 +189,26 @@ export class AgentHost {
       throw new Error("Connect a model first: choose a provider, a model and (for hosted ones) a key.");
     }
   }
+}
+
+/**
+ * After the watchdog cut a call off, the model's call that started it is answered with the timeout
+ * envelope the restarted worker recorded, rather than a bare "interrupted": the model learns what
+ * really happened. Only a call of the same tool, still unanswered, is matched.
+ */
+function answerInterrupted(saved: StoredConversation, outcome: CallOutcome): StoredConversation {
+  const transcript = saved.conversation.transcript;
+  const call = unansweredToolCalls(transcript).find((candidate) => candidate.name === outcome.tool);
+  if (!call) return saved;
+  const forModel = toolResultForModel(outcome.envelope);
+  const entry: ToolEntry = {
+    role: "tool",
+    callId: call.id,
+    tool: call.name,
+    content: forModel.content,
+    isError: outcome.status === "error",
+    requestId: outcome.requestId,
+    step: outcome.step,
+  };
+  return { ...saved, conversation: { ...saved.conversation, transcript: [...transcript, entry] } };
 }
