@@ -5,7 +5,7 @@ import { readingAndSearching } from "../src/lessons/builtin/reading-and-searchin
 import { FIX_FAILING_TEST } from "../src/session/demos/scenarios.ts";
 import { decodeFragmentText } from "../src/session/share.ts";
 import { PRICING_FIX_PATCH } from "../src/test-support/lesson-fixtures.ts";
-import { openApp, workspaceText } from "./helpers.ts";
+import { openApp, waitReady, workspaceText } from "./helpers.ts";
 
 const KEY = "sk-e2e-secret-0123456789abcdefghij";
 
@@ -239,5 +239,36 @@ test.describe("agents and sessions", () => {
     await page.getByTestId("agent-continue").click();
     await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "done", { timeout: 30_000 });
     await expect(page.getByTestId("agent-transcript")).toContainText("I will not run it again");
+  });
+
+  test("a remembered key survives a reload; without it, the refused key is what the next run says", async ({
+    page,
+  }) => {
+    const server = await startScriptedServer({
+      format: "openai",
+      script: () => ({ text: "Hello." }),
+      requireKey: KEY,
+    });
+    servers.push(server);
+    await openApp(page, "/", { tab: "agent" });
+    await page.getByLabel("Remember the key on this device").check();
+    await connect(page, server, "openai");
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).toContain(KEY);
+
+    await page.reload();
+    await waitReady(page);
+    await expect(page.getByTestId("agent-connected")).toContainText("scripted-model");
+    await giveTask(page, "Say hello.");
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "done");
+
+    // Forgotten: the page still reaches the local server after a reload, but without a key.
+    await page.getByRole("button", { name: "Change model" }).click();
+    await page.getByRole("button", { name: "Forget the remembered key" }).click();
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(KEY);
+    await page.reload();
+    await waitReady(page);
+    await giveTask(page, "Say hello again.");
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "error");
+    await expect(page.getByTestId("agent-end")).toContainText(/key/iu);
   });
 });
