@@ -36,7 +36,21 @@ function justBashParse(): Plugin {
 }
 
 /** Dependencies of the worker, pre-bundled up front so the dev server does not reload the page on first use. */
-const WORKER_DEPS = ["just-bash", "comlink", "idb", "ajv", "diff", "fflate", "ignore", "picomatch"];
+const WORKER_DEPS = [
+  "just-bash",
+  "comlink",
+  "idb",
+  "ajv",
+  "diff",
+  "fflate",
+  "ignore",
+  "picomatch",
+  "@noble/hashes/hmac.js",
+  "@noble/hashes/legacy.js",
+  "@noble/hashes/sha2.js",
+  "@noble/hashes/sha3.js",
+  "@noble/hashes/utils.js",
+];
 
 export default defineConfig({
   plugins: [react(), justBashParse()],

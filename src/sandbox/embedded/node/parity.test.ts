@@ -103,6 +103,16 @@ show(() => assert.ifError(new Error("bad")));
 show(() => assert.ok(null, "explicit message"));
 show(() => assert.strictEqual(NaN, NaN));
 show(() => assert.deepStrictEqual(new Set([1, 2]), new Set([1, 3])));`,
+  crypto: `const crypto = require("node:crypto");
+for (const name of ["md5", "sha1", "sha256", "SHA512", "sha384", "sha224", "sha3-256", "ripemd160", "sha512-256"])
+  console.log(name, crypto.createHash(name).update("hello ").update(Buffer.from("wörld")).digest("hex"));
+console.log(crypto.createHash("sha256").update("").digest("base64"), crypto.createHash("md5").update("6869", "hex").digest());
+console.log(crypto.createHmac("sha256", "key").update("message").digest("hex"), crypto.createHmac("sha1", Buffer.from([1, 2, 3])).update("x").digest("base64url"));
+const h = crypto.createHash("sha1").update("a"); const c = h.copy(); console.log(h.digest("hex") === c.update("").digest("hex"));
+try { h.digest(); } catch (e) { console.log(e.code, e.message); }
+try { crypto.createHash("nope"); } catch (e) { console.log(e.message); }
+try { crypto.createHmac("nope", "k"); } catch (e) { console.log(e.name, e.code, e.message); }
+console.log(crypto.timingSafeEqual(Buffer.from("ab"), Buffer.from("ab")), crypto.timingSafeEqual(Buffer.from("ab"), Buffer.from("ac")));`,
   process: `console.log(process.argv.length, typeof process.argv[0], process.exitCode, process.platform, typeof process.pid);
 console.log(typeof process.hrtime.bigint(), Array.isArray(process.hrtime()), typeof process.uptime(), process.cwd() === require("path").resolve("."));
 console.log(typeof process.env, process.env.DOES_NOT_EXIST, typeof process.memoryUsage().heapUsed, process.release.name);

@@ -1,3 +1,4 @@
+import { hexToBytes as fromHex, bytesToHex as toHex } from "@noble/hashes/utils.js";
 import type {
   QuickJSContext,
   QuickJSHandle,
@@ -6,6 +7,7 @@ import type {
 } from "quickjs-emscripten-core";
 import { GUEST_BOOTSTRAP } from "./guest/bootstrap.ts";
 import { BUILTIN_SOURCES } from "./guest/builtins.ts";
+import { DIGEST_NAMES, digest, isDigest } from "./hashes.ts";
 import { discardQuickJS, loadQuickJS } from "./quickjs.ts";
 import { builtinName, ResolveError, resolveImport, resolveRequire } from "./resolver.ts";
 import { ContentMissing, FsError, type SyncFs } from "./sync-fs.ts";
@@ -426,6 +428,14 @@ class NodeVm {
           return this.promiseState(args[1]!);
         case "fs":
           return this.fsCall(args.slice(1));
+        case "hashKnown":
+          return isDigest(str(1)) ? ctx.true : ctx.false;
+        case "hashNames":
+          return ctx.newString(JSON.stringify(DIGEST_NAMES));
+        case "hash": {
+          const key = num(4) === 1 ? fromHex(str(3)) : undefined;
+          return ctx.newString(toHex(digest(str(1), fromHex(str(2)), key)));
+        }
         default:
           return { error: ctx.newError(`unknown host call ${op}`) };
       }

@@ -410,12 +410,59 @@ function randomUUID() {
   return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
 }
 function randomInt(min, max) { if (max === undefined) { max = min; min = 0; } return min + Math.floor(Math.random() * (max - min)); }
+// The bytes are hashed by the host (hex across the boundary); the guest keeps Node's object shape.
+class Hash {
+  constructor(algorithm, key) {
+    this._algorithm = String(algorithm);
+    this._key = key;
+    this._chunks = [];
+    this._done = false;
+  }
+  update(data, inputEncoding) {
+    const Buffer = require("buffer").Buffer;
+    if (this._done) throw internal.makeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called");
+    if (typeof data === "string") this._chunks.push(Buffer.from(data, inputEncoding || "utf8"));
+    else if (ArrayBuffer.isView(data)) this._chunks.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+    else throw internal.makeError(TypeError, "ERR_INVALID_ARG_TYPE", 'The "data" argument must be of type string or an instance of Buffer, TypedArray, or DataView.');
+    return this;
+  }
+  digest(outputEncoding) {
+    const Buffer = require("buffer").Buffer;
+    if (this._done) throw internal.makeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called");
+    this._done = true;
+    const data = Buffer.concat(this._chunks).toString("hex");
+    const hex = internal.host("hash", this._algorithm, data, this._key === undefined ? "" : this._key.toString("hex"), this._key === undefined ? 0 : 1);
+    const result = Buffer.from(hex, "hex");
+    return outputEncoding === undefined || outputEncoding === "buffer" ? result : result.toString(outputEncoding);
+  }
+  copy() {
+    if (this._done) throw internal.makeError(Error, "ERR_CRYPTO_HASH_FINALIZED", "Digest already called");
+    const copy = new Hash(this._algorithm, this._key);
+    copy._chunks = this._chunks.slice();
+    return copy;
+  }
+}
 function createHash(algorithm) {
-  throw internal.makeError(Error, "ERR_EMBEDDED_UNSUPPORTED", "crypto.createHash('" + algorithm + "') is not available in the embedded node");
+  if (!internal.host("hashKnown", String(algorithm))) throw internal.makeError(Error, "ERR_OSSL_EVP_UNSUPPORTED", "Digest method not supported");
+  return new Hash(algorithm);
+}
+function createHmac(algorithm, key) {
+  const Buffer = require("buffer").Buffer;
+  if (!internal.host("hashKnown", String(algorithm))) throw internal.makeError(TypeError, "ERR_CRYPTO_INVALID_DIGEST", "Invalid digest: " + algorithm);
+  const bytes = typeof key === "string" ? Buffer.from(key, "utf8") : Buffer.from(key.buffer, key.byteOffset, key.byteLength);
+  return new Hash(algorithm, bytes);
+}
+function getHashes() { return JSON.parse(internal.host("hashNames")); }
+function timingSafeEqual(a, b) {
+  if (a.byteLength !== b.byteLength) throw internal.makeError(RangeError, "ERR_CRYPTO_TIMING_SAFE_EQUAL_LENGTH", "Input buffers must have the same byte length");
+  let diff = 0;
+  const x = new Uint8Array(a.buffer, a.byteOffset, a.byteLength), y = new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
+  for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
+  return diff === 0;
 }
 const webcrypto = { getRandomValues(array) { for (let i = 0; i < array.length; i++) array[i] = Math.floor(Math.random() * 256); return array; }, randomUUID };
 if (typeof globalThis.crypto === "undefined") Object.defineProperty(globalThis, "crypto", { value: webcrypto, configurable: true, writable: true });
-module.exports = { randomBytes, randomUUID, randomInt, createHash, webcrypto, getRandomValues: webcrypto.getRandomValues };
+module.exports = { randomBytes, randomUUID, randomInt, createHash, createHmac, getHashes, timingSafeEqual, Hash, webcrypto, getRandomValues: webcrypto.getRandomValues };
 `;
 
 export const GUEST_STRING_DECODER = `
