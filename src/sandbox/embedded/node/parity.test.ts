@@ -112,7 +112,9 @@ const h = crypto.createHash("sha1").update("a"); const c = h.copy(); console.log
 try { h.digest(); } catch (e) { console.log(e.code, e.message); }
 try { crypto.createHash("nope"); } catch (e) { console.log(e.message); }
 try { crypto.createHmac("nope", "k"); } catch (e) { console.log(e.name, e.code, e.message); }
-console.log(crypto.timingSafeEqual(Buffer.from("ab"), Buffer.from("ab")), crypto.timingSafeEqual(Buffer.from("ab"), Buffer.from("ac")));`,
+console.log(crypto.timingSafeEqual(Buffer.from("ab"), Buffer.from("ab")), crypto.timingSafeEqual(Buffer.from("ab"), Buffer.from("ac")));
+const r = crypto.randomBytes(100000); console.log(r.length, new Set(r).size > 200, crypto.randomBytes(16).equals(crypto.randomBytes(16)), /^[0-9a-f-]{36}$/.test(crypto.randomUUID()));
+const v = crypto.getRandomValues(new Uint32Array(4)); console.log(v.length, v.some((x) => x !== 0));`,
   process: `console.log(process.argv.length, typeof process.argv[0], process.exitCode, process.platform, typeof process.pid);
 console.log(typeof process.hrtime.bigint(), Array.isArray(process.hrtime()), typeof process.uptime(), process.cwd() === require("path").resolve("."));
 console.log(typeof process.env, process.env.DOES_NOT_EXIST, typeof process.memoryUsage().heapUsed, process.release.name);

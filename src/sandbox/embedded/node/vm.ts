@@ -428,6 +428,12 @@ class NodeVm {
           return this.promiseState(args[1]!);
         case "fs":
           return this.fsCall(args.slice(1));
+        case "random": {
+          // The host's CSPRNG, in pieces: getRandomValues takes at most 64 KiB at a time.
+          const bytes = new Uint8Array(num(1));
+          for (let i = 0; i < bytes.length; i += 65536) crypto.getRandomValues(bytes.subarray(i, i + 65536));
+          return ctx.newString(toHex(bytes));
+        }
         case "hashKnown":
           return isDigest(str(1)) ? ctx.true : ctx.false;
         case "hashNames":

@@ -398,8 +398,7 @@ module.exports = {
 export const GUEST_CRYPTO = `
 function randomBytes(size, callback) {
   const Buffer = require("buffer").Buffer;
-  const bytes = Buffer.alloc(size);
-  for (let i = 0; i < size; i++) bytes[i] = Math.floor(Math.random() * 256);
+  const bytes = Buffer.from(internal.host("random", size), "hex");
   if (typeof callback === "function") { internal.nextTick(callback, null, bytes); return undefined; }
   return bytes;
 }
@@ -460,7 +459,7 @@ function timingSafeEqual(a, b) {
   for (let i = 0; i < x.length; i++) diff |= x[i] ^ y[i];
   return diff === 0;
 }
-const webcrypto = { getRandomValues(array) { for (let i = 0; i < array.length; i++) array[i] = Math.floor(Math.random() * 256); return array; }, randomUUID };
+const webcrypto = { getRandomValues(array) { const bytes = randomBytes(array.byteLength); new Uint8Array(array.buffer, array.byteOffset, array.byteLength).set(bytes); return array; }, randomUUID };
 if (typeof globalThis.crypto === "undefined") Object.defineProperty(globalThis, "crypto", { value: webcrypto, configurable: true, writable: true });
 module.exports = { randomBytes, randomUUID, randomInt, createHash, createHmac, getHashes, timingSafeEqual, Hash, webcrypto, getRandomValues: webcrypto.getRandomValues };
 `;
