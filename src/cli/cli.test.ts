@@ -302,3 +302,52 @@ describe("toolroom schemas", () => {
     expect(result.stderr).toContain("--format must be one of");
   });
 });
+
+describe("toolroom replay", () => {
+  const demo = readFileSync(
+    join(import.meta.dirname, "..", "session", "demos", "fix-failing-test.json"),
+    "utf8",
+  );
+  const file = (text: string) => {
+    const path = join(mkdtempSync(join(tmpdir(), "toolroom-replay-")), "session.json");
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it("replays a session file and exits 0 when every call matches", async () => {
+    const { code, stdout } = await toolroom(["replay", file(demo)]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("✓ 3 apply_patch req-3");
+    expect(stdout).toContain("All 4 replayed steps matched the recording.");
+  });
+
+  it("exits 1 and prints where a replay diverged", async () => {
+    const session = JSON.parse(demo);
+    session.workspace.files["src/cart.js"] = "module.exports = {};\n";
+    const { code, stdout } = await toolroom(["replay", "--json", file(JSON.stringify(session))]);
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout);
+    expect(report.diverged).toBeGreaterThan(0);
+    expect(report.steps[0]).toMatchObject({ tool: "run", verdict: "diverged" });
+    expect(report.steps[0].divergences.join("\n")).toContain("not ok");
+  });
+
+  it("replays a share link", async () => {
+    const { shareSession } = await import("../session/share.ts");
+    const shared = shareSession(JSON.parse(demo), "https://toolroom.example/");
+    if (shared.kind !== "link") throw new Error("the demo should fit in a link");
+    const { code, stdout } = await toolroom(["replay", shared.url]);
+    expect(code).toBe(0);
+    expect(stdout).toContain("All 4 replayed steps matched");
+  });
+
+  it("exits 2 on a missing or broken session, saying why", async () => {
+    const missing = await toolroom(["replay", "/no/such/session.json"]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("cannot read /no/such/session.json");
+    const broken = await toolroom(["replay", file('{"format": "toolroom-session"}')]);
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toContain("This session file cannot be opened");
+    expect((await toolroom(["replay"])).code).toBe(2);
+  });
+});

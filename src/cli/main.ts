@@ -2,7 +2,9 @@ import { parseArgs } from "node:util";
 import { providerSchemas, SCHEMA_FORMATS, type SchemaFormat } from "../core/provider-schemas.ts";
 import { registerNodeAssets } from "../host/node-assets.ts";
 import { findProfile, PROFILES } from "../profiles/index.ts";
+import { SessionFormatError } from "../session/format.ts";
 import { runBatch } from "./batch.ts";
+import { runReplay } from "./replay.ts";
 
 const USAGE = `toolroom — the Toolroom tool runtime on the embedded sandbox
 
@@ -17,18 +19,30 @@ Usage:
   toolroom schemas --profile NAME --format ${SCHEMA_FORMATS.join("|")}
       Prints the profile's tool schemas as JSON.
 
+  toolroom replay SESSION [--json]
+      Replays a session (a .json file, or a share link with #s=) on its initial workspace and
+      checks each call's result against the recorded one. Exits 0 when all match, 1 when any
+      diverged (each divergence is printed), 2 when the session cannot be read.
+
 Profiles: ${PROFILES.map((profile) => profile.name).join(", ")}
 `;
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   registerNodeAssets();
+  // Piped into head or less that quit early: stop quietly, as Unix tools do.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    throw error;
+  });
   try {
     switch (command) {
       case "batch":
         return await batchCommand(rest);
       case "schemas":
         return schemasCommand(rest);
+      case "replay":
+        return await replayCommand(rest);
       case undefined:
       case "help":
       case "--help":
@@ -40,6 +54,10 @@ export async function main(argv: string[]): Promise<number> {
     }
   } catch (error) {
     if (error instanceof UsageError) return usageError(error.message);
+    if (error instanceof SessionFormatError) {
+      process.stderr.write(`toolroom: ${error.message}\n`);
+      return 2;
+    }
     throw error;
   }
 }
@@ -126,4 +144,35 @@ function schemasCommand(args: string[]): number {
     throw new UsageError(`--format must be one of ${SCHEMA_FORMATS.join(", ")}`);
   process.stdout.write(`${JSON.stringify(providerSchemas(profile, format), null, 2)}\n`);
   return 0;
+}
+
+async function replayCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parsing(() =>
+    parseArgs({
+      args,
+      strict: true,
+      allowPositionals: true,
+      options: { ...HELP, json: { type: "boolean" } },
+    }),
+  );
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const [source, ...extra] = positionals;
+  if (source === undefined) throw new UsageError("replay needs a session file or a share link");
+  if (extra.length > 0) throw new UsageError(`replay takes one session, not ${positionals.length}`);
+  try {
+    return await runReplay({
+      source,
+      profiles: PROFILES.map((profile) => profile.name),
+      json: values.json === true,
+      output: process.stdout,
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "ENOENT" && code !== "EISDIR" && code !== "EACCES") throw error;
+    process.stderr.write(`toolroom: cannot read ${source} (${code}); give a session file or a share link\n`);
+    return 2;
+  }
 }
