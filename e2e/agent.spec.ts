@@ -145,18 +145,26 @@ test.describe("agents and sessions", () => {
     expect(server.openStreams()).toBe(0);
   });
 
-  test("a first-time visitor plays a demo session with one click", async ({ page }) => {
+  test("a first-time visitor plays a demo session with one click, from the agent pane or the Sessions menu", async ({
+    page,
+  }) => {
     await openApp(page, "/", { tab: "agent" });
-    await page.getByTestId("sessions-menu").locator("summary").click();
-    await page.locator('[data-demo="fix-failing-test"]').click();
+    await page.getByTestId("agent-demo-fix-failing-test").click();
     await expect(page.getByTestId("replay-summary")).toHaveText(
       /All \d+ replayed steps matched the recording\./u,
-      {
-        timeout: 60_000,
-      },
+      { timeout: 60_000 },
     );
     await expect(page.getByTestId("replay-panel")).toContainText("Fix a failing test");
     expect(await workspaceText(page, "src/cart.js")).toContain("item.priceCents * item.quantity");
+
+    await page.getByTestId("sessions-menu").locator("summary").click();
+    await page.locator('[data-demo="change-a-setting"]').click();
+    await expect(page.getByTestId("replay-panel")).toContainText("Change a setting");
+    await expect(page.getByTestId("replay-summary")).toHaveText(
+      /All \d+ replayed steps matched the recording\./u,
+      { timeout: 60_000 },
+    );
+    await expect(page.getByTestId("replay-step")).not.toHaveCount(0);
   });
 
   test("a learner hands a lesson to the model and compares its calls with their own", async ({ page }) => {

@@ -19,6 +19,7 @@ import type {
   BackendChoice,
   BootResult,
   CallRequest,
+  DemoInfo,
   FileContent,
   FileDiff,
   ProfileInfo,
@@ -127,6 +128,8 @@ export interface AppState {
   replay: ReplayStatus | null;
   replayBusy: boolean;
   sideTab: SideTab;
+  /** The built-in demo sessions. */
+  demos: DemoInfo[];
 }
 
 const initialState: AppState = {
@@ -160,6 +163,7 @@ const initialState: AppState = {
   replay: null,
   replayBusy: false,
   sideTab: "agent",
+  demos: [],
 };
 
 const SIDE_TAB_KEY = "toolroom.sideTab";
@@ -290,7 +294,7 @@ export class AppModel {
   /** After any boot, restart or switch: reload everything the views show. */
   private async afterBoot(boot: BootResult): Promise<void> {
     const api = this.host.api;
-    const [files, events, workspaces, profiles, settings, lesson, lessonProgress, agent, replay] =
+    const [files, events, workspaces, profiles, settings, lesson, lessonProgress, agent, replay, demos] =
       await Promise.all([
         api.listFiles(),
         api.events(),
@@ -301,6 +305,7 @@ export class AppModel {
         api.lessons.progress(),
         api.agent.state(),
         api.sessions.status(),
+        api.sessions.demos(),
       ]);
     this.files.clear();
     for (const entry of files) this.files.set(entry.path, entry.type);
@@ -320,6 +325,7 @@ export class AppModel {
       agentSummary: null,
       lessonComparison: null,
       replay,
+      demos,
 
       filesVersion: this.state.filesVersion + 1,
       eventsVersion: this.state.eventsVersion + 1,

@@ -18,6 +18,7 @@ export function AgentPane() {
   const live = useAppState((state) => state.agentLive);
   const summary = useAppState((state) => state.agentSummary);
   const profiles = useAppState((state) => state.profiles);
+  const demos = useAppState((state) => state.demos);
   const [editing, setEditing] = useState(false);
   const [task, setTask] = useState("");
   const [maxIterations, setMaxIterations] = useState(30);
@@ -79,11 +80,30 @@ export function AgentPane() {
       )}
       <div className="agent-transcript" data-testid="agent-transcript" aria-live="polite">
         {agent.transcript.length === 0 && !live && (
-          <p className="empty">
-            {agent.connected
-              ? "Describe a task below; the agent works in this workspace with the chosen tool API."
-              : "Connect a model above (your key stays in this browser), or play a demo from the Sessions menu."}
-          </p>
+          <div className="empty">
+            <p>
+              {agent.connected
+                ? "Describe a task below; the agent works in this workspace with the chosen tool API."
+                : "Connect a model above (your key stays in this browser), or watch a recorded agent:"}
+            </p>
+            {!agent.connected && (
+              <ul className="lesson-list">
+                {demos.map((demo) => (
+                  <li key={demo.id}>
+                    <button
+                      type="button"
+                      className="link"
+                      title={demo.description}
+                      onClick={() => void model.openDemo(demo.id)}
+                      data-testid={`agent-demo-${demo.id}`}
+                    >
+                      ▶ {demo.title}
+                    </button>
+                  </li>
+                ))}
+              </ul>
+            )}
+          </div>
         )}
         <Transcript entries={agent.transcript} />
         {live && (

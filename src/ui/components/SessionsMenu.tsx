@@ -1,7 +1,6 @@
-import { useEffect, useRef, useState } from "react";
+import { useRef } from "react";
 import { sessionFileName } from "../../session/export.ts";
 import type { SessionFile } from "../../session/format.ts";
-import type { DemoInfo } from "../../worker/api.ts";
 import { download } from "../download.ts";
 import { getModel, useAppState } from "../model.ts";
 
@@ -9,14 +8,9 @@ import { getModel, useAppState } from "../model.ts";
 export function SessionsMenu() {
   const model = getModel();
   const recorded = useAppState((state) => state.agent?.recorded ?? false);
-  const ready = useAppState((state) => state.workspace !== null);
-  const [demos, setDemos] = useState<DemoInfo[]>([]);
+  const demos = useAppState((state) => state.demos);
   const upload = useRef<HTMLInputElement>(null);
   const menu = useRef<HTMLDetailsElement>(null);
-
-  useEffect(() => {
-    if (ready) void model.host.api.sessions.demos().then(setDemos);
-  }, [ready, model]);
 
   const close = () => menu.current?.removeAttribute("open");
 
