@@ -138,6 +138,27 @@ describe("the agent in the worker", () => {
     expect(JSON.parse(await reloaded.agent.exportSession()).events.length).toBeGreaterThan(0);
   });
 
+  it("asks the person before the model's commands when the tool is set to ask, and a refusal reaches the model", async () => {
+    const { api, settings } = await setup("openai", [
+      { toolCalls: [{ name: "run", arguments: { command: "echo hacked > README.md" } }] },
+      { text: "The command was refused; I stop here." },
+    ]);
+    const asked: string[] = [];
+    await api.approvals.setPrompt(async (request) => {
+      asked.push(`${request.profile}/${request.tool}`);
+      return "deny";
+    });
+    await api.approvals.set("agentbench", "run", "ask");
+    await api.agent.connect(settings);
+    const summary = await api.agent.send("Change the README");
+    expect(summary.stopReason).toBe("done");
+    expect(asked).toEqual(["agentbench/run"]);
+    const result = (await api.agent.state()).transcript.find((entry) => entry.role === "tool");
+    expect(result).toMatchObject({ tool: "run", isError: true });
+    expect(result?.role === "tool" && result.content).toMatch(/approval_denied|denied/u);
+    expect(await readText(api, "README.md")).not.toContain("hacked");
+  });
+
   it("turns malformed tool calls into tool errors the model sees, and goes on", async () => {
     const { api, settings } = await setup("openai", [
       {
