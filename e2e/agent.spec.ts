@@ -279,4 +279,37 @@ test.describe("agents and sessions", () => {
     await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "error");
     await expect(page.getByTestId("agent-end")).toContainText(/key/iu);
   });
+
+  test("with changes set to ask, the model's command waits for the person; N refuses it and the model is told", async ({
+    page,
+  }) => {
+    const server = await startScriptedServer({
+      format: "openai",
+      script: [
+        { toolCalls: [{ name: "run", arguments: { command: "echo changed > changed.txt" } }] },
+        { text: "It was refused, so I left the files alone." },
+      ],
+    });
+    servers.push(server);
+    await openApp(page, "/", { tab: "agent" });
+    await connect(page, server, "openai");
+    await page.getByTestId("agent-approvals").selectOption("ask");
+    await giveTask(page, "Write changed.txt");
+    await expect(page.getByTestId("approval-dialog")).toBeVisible();
+    await expect(page.getByTestId("approval-dialog")).toContainText("echo changed");
+    await page.keyboard.press("n");
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "done");
+    await expect(page.getByTestId("agent-result").first()).toHaveAttribute("data-error", "true");
+    await expect(page.getByTestId("agent-result").first()).toContainText("approval_denied");
+    const files = await page.evaluate(() =>
+      (
+        window as unknown as { toolroom: { host: { api: { listFiles(): Promise<{ path: string }[]> } } } }
+      ).toolroom.host.api.listFiles(),
+    );
+    expect(files.map((file) => file.path)).not.toContain("changed.txt");
+    // The choice is the console's too: the run tool now asks there as well.
+    await page.getByTestId("tab-console").click();
+    await page.getByTestId("console-tool").selectOption("run");
+    await expect(page.getByTestId("console-approval")).toHaveValue("ask");
+  });
 });

@@ -128,6 +128,8 @@ export interface AppState {
   replay: ReplayStatus | null;
   replayBusy: boolean;
   sideTab: SideTab;
+  /** Whether the agent's profile asks before writes and commands. */
+  agentApprovals: "ask" | "auto" | "mixed";
   /** The built-in demo sessions. */
   demos: DemoInfo[];
 }
@@ -163,6 +165,7 @@ const initialState: AppState = {
   replay: null,
   replayBusy: false,
   sideTab: "agent",
+  agentApprovals: "auto",
   demos: [],
 };
 
@@ -334,6 +337,7 @@ export class AppModel {
       ...(keep ? {} : { selectedPath: null, openFile: null, diff: null, editorView: "file" as const }),
     });
     if (keep) await this.openPath(this.state.selectedPath!, { force: true });
+    await this.refreshAgentApprovals();
   }
 
   private pushEvent(event: ToolEvent): boolean {
@@ -732,9 +736,37 @@ export class AppModel {
     }
   }
 
+  /**
+   * How the agent's changing tools are approved, all at once: "ask" before every write or command,
+   * "auto" never, "default" as the profile says. The same settings the console's per-tool choice sets.
+   */
+  async setAgentApprovals(mode: "ask" | "auto" | "default"): Promise<void> {
+    const profile = this.state.agent?.profile;
+    if (!profile) return;
+    try {
+      const tools = await this.host.api.listTools(profile);
+      for (const tool of tools) {
+        if (tool.kind !== "read") await this.host.api.approvals.set(profile, tool.name, mode);
+      }
+      await this.refreshAgentApprovals();
+    } catch (error) {
+      this.notify("error", `Could not change approvals: ${message(error)}`);
+    }
+  }
+
+  /** Whether the agent's profile asks before its changing tools: all, none, or some. */
+  async refreshAgentApprovals(): Promise<void> {
+    const profile = this.state.agent?.profile;
+    if (!profile) return;
+    const changing = (await this.host.api.listTools(profile)).filter((tool) => tool.kind !== "read");
+    const asking = changing.filter((tool) => tool.approval === "ask").length;
+    this.set({ agentApprovals: asking === 0 ? "auto" : asking === changing.length ? "ask" : "mixed" });
+  }
+
   async setAgentProfile(profile: string): Promise<void> {
     try {
       this.set({ agent: await this.host.api.agent.setProfile(profile), agentSummary: null });
+      await this.refreshAgentApprovals();
     } catch (error) {
       this.notify("error", message(error));
     }

@@ -19,6 +19,7 @@ export function AgentPane() {
   const summary = useAppState((state) => state.agentSummary);
   const profiles = useAppState((state) => state.profiles);
   const demos = useAppState((state) => state.demos);
+  const approvals = useAppState((state) => state.agentApprovals);
   const [editing, setEditing] = useState(false);
   const [task, setTask] = useState("");
   const [maxIterations, setMaxIterations] = useState(30);
@@ -74,6 +75,18 @@ export function AgentPane() {
                   {profile.title}
                 </option>
               ))}
+            </select>
+          </label>
+          <label title="Approval for the tools that change files or run commands">
+            Changes
+            <select
+              value={approvals}
+              onChange={(event) => void model.setAgentApprovals(event.target.value as "ask" | "auto")}
+              data-testid="agent-approvals"
+            >
+              <option value="auto">run without asking</option>
+              <option value="ask">ask me first</option>
+              {approvals === "mixed" && <option value="mixed">per tool (set in the console)</option>}
             </select>
           </label>
         </div>
