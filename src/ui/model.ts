@@ -574,7 +574,12 @@ export class AppModel {
         this.notify("info", "That was the last hint.");
       }
       if (action === "check" && status.results?.every((result) => result.passed)) {
-        this.notify("ok", "Every check passes: lesson complete.");
+        this.notify(
+          "ok",
+          status.byAgent
+            ? "The model's attempt passes every check. Compare its calls with yours below."
+            : "Every check passes: lesson complete.",
+        );
       }
     } catch (error) {
       this.notify("error", `${message(error)}`);

@@ -30,7 +30,10 @@ export function LessonMenu() {
                 <button
                   type="button"
                   className="link"
-                  onClick={() => void model.openLesson(lesson)}
+                  onClick={(event) => {
+                    event.currentTarget.closest("details")?.removeAttribute("open");
+                    void model.openLesson(lesson);
+                  }}
                   data-lesson={lesson.id}
                 >
                   {lesson.title}
