@@ -5,7 +5,7 @@ import { readingAndSearching } from "../src/lessons/builtin/reading-and-searchin
 import { FIX_FAILING_TEST } from "../src/session/demos/scenarios.ts";
 import { decodeFragmentText } from "../src/session/share.ts";
 import { PRICING_FIX_PATCH } from "../src/test-support/lesson-fixtures.ts";
-import { openApp, waitReady, workspaceText } from "./helpers.ts";
+import { openApp, runTool, waitReady, workspaceText } from "./helpers.ts";
 
 const KEY = "sk-e2e-secret-0123456789abcdefghij";
 
@@ -311,5 +311,39 @@ test.describe("agents and sessions", () => {
     await page.getByTestId("tab-console").click();
     await page.getByTestId("console-tool").selectOption("run");
     await expect(page.getByTestId("console-approval")).toHaveValue("ask");
+  });
+
+  test("a person's own calls, recorded from the Sessions menu, replay from a link in a fresh browser", async ({
+    page,
+    browser,
+  }) => {
+    await openApp(page);
+    await runTool(page, "list_files", {}, { expectStatus: "success" });
+    await page.getByTestId("sessions-menu").locator("summary").click();
+    await page.getByTestId("recording-start").click();
+    await expect(page.getByTestId("recording")).toContainText("0 calls");
+    await page.getByTestId("sessions-menu").locator("summary").click();
+    await runTool(page, "run", { command: "npm test" }, { expectStatus: "error" });
+    await runTool(page, "search", { query: "priceCents" }, { expectStatus: "success" });
+    await page.getByTestId("sessions-menu").locator("summary").click();
+    await expect(page.getByTestId("recording")).toContainText("2 calls");
+    await page.context().grantPermissions(["clipboard-read", "clipboard-write"]);
+    await page.getByTestId("recording-share").click();
+    await expect(page.getByTestId("notices")).toContainText("share link was copied");
+    const link = await page.evaluate(() => navigator.clipboard.readText());
+
+    const fresh = await browser.newContext();
+    try {
+      const other = await fresh.newPage();
+      await openApp(other, link.slice(link.indexOf("/", "http://".length)), { tab: "agent" });
+      await expect(other.getByTestId("replay-panel")).toContainText("Calls by hand in Node starter");
+      await expect(other.getByTestId("replay-step")).toHaveCount(2);
+      await other.getByTestId("replay-play").click();
+      await expect(other.getByTestId("replay-summary")).toHaveText(
+        "All 2 replayed steps matched the recording.",
+      );
+    } finally {
+      await fresh.close();
+    }
   });
 });

@@ -23,6 +23,7 @@ import type {
   FileContent,
   FileDiff,
   ProfileInfo,
+  RecordingInfo,
   ReplayStatus,
   Settings,
   WorkspaceInfo,
@@ -132,6 +133,8 @@ export interface AppState {
   agentApprovals: "ask" | "auto" | "mixed";
   /** The built-in demo sessions. */
   demos: DemoInfo[];
+  /** The recording of the person's own calls in this workspace, if one is on. */
+  recording: RecordingInfo | null;
 }
 
 const initialState: AppState = {
@@ -167,6 +170,7 @@ const initialState: AppState = {
   sideTab: "agent",
   agentApprovals: "auto",
   demos: [],
+  recording: null,
 };
 
 const SIDE_TAB_KEY = "toolroom.sideTab";
@@ -297,19 +301,31 @@ export class AppModel {
   /** After any boot, restart or switch: reload everything the views show. */
   private async afterBoot(boot: BootResult): Promise<void> {
     const api = this.host.api;
-    const [files, events, workspaces, profiles, settings, lesson, lessonProgress, agent, replay, demos] =
-      await Promise.all([
-        api.listFiles(),
-        api.events(),
-        api.workspaces.list(),
-        api.listProfiles(),
-        api.settings.get(),
-        api.lessons.status(),
-        api.lessons.progress(),
-        api.agent.state(),
-        api.sessions.status(),
-        api.sessions.demos(),
-      ]);
+    const [
+      files,
+      events,
+      workspaces,
+      profiles,
+      settings,
+      lesson,
+      lessonProgress,
+      agent,
+      replay,
+      demos,
+      recording,
+    ] = await Promise.all([
+      api.listFiles(),
+      api.events(),
+      api.workspaces.list(),
+      api.listProfiles(),
+      api.settings.get(),
+      api.lessons.status(),
+      api.lessons.progress(),
+      api.agent.state(),
+      api.sessions.status(),
+      api.sessions.demos(),
+      api.sessions.recording(),
+    ]);
     this.files.clear();
     for (const entry of files) this.files.set(entry.path, entry.type);
     this.events.length = 0;
@@ -329,6 +345,7 @@ export class AppModel {
       lessonComparison: null,
       replay,
       demos,
+      recording,
 
       filesVersion: this.state.filesVersion + 1,
       eventsVersion: this.state.eventsVersion + 1,
@@ -906,6 +923,50 @@ export class AppModel {
       this.notify("error", `Replay stopped: ${message(error)}`);
     } finally {
       this.set({ replayBusy: false });
+    }
+  }
+
+  /** Starts recording the person's own calls here, as a session anyone can replay. */
+  async startRecording(): Promise<void> {
+    const profile =
+      this.state.lesson?.lesson.profiles[0]?.profile ?? this.state.agent?.profile ?? "agentbench";
+    try {
+      this.set({ recording: await this.host.api.sessions.record(profile) });
+      this.notify(
+        "ok",
+        "Recording: every call from now on (console, editor, terminal) goes into the session.",
+      );
+    } catch (error) {
+      this.notify("error", message(error));
+    }
+  }
+
+  async refreshRecording(): Promise<void> {
+    this.set({ recording: await this.host.api.sessions.recording() });
+  }
+
+  async stopRecording(): Promise<void> {
+    await this.host.api.sessions.stopRecording();
+    this.set({ recording: null });
+  }
+
+  /** The recording as a file's text, or a link to it; null (with a notice) when there is nothing yet. */
+  async exportRecording(): Promise<string | null> {
+    try {
+      return await this.host.api.sessions.exportRecording();
+    } catch (error) {
+      this.notify("error", message(error));
+      return null;
+    }
+  }
+
+  async shareRecording(): Promise<{ url: string } | { file: string; reason: string } | null> {
+    try {
+      const shared = await this.host.api.sessions.shareRecording(location.href);
+      return shared.kind === "link" ? { url: shared.url } : { file: shared.text, reason: shared.reason };
+    } catch (error) {
+      this.notify("error", message(error));
+      return null;
     }
   }
 

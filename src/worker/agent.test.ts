@@ -24,6 +24,16 @@ async function setup(format: WireFormat = "openai", replies = FIX_FAILING_TEST.r
   return { api, model, database, settings };
 }
 
+/** The Node starter's fix, as a person would type it into the console. */
+const FIX_PATCH = `--- a/src/cart.js
++++ b/src/cart.js
+@@ -15,3 +15,3 @@
+     // Bug: the quantity is ignored.
+-    return this.items.reduce((sum, item) => sum + item.priceCents, 0);
++    return this.items.reduce((sum, item) => sum + item.priceCents * item.quantity, 0);
+   }
+`;
+
 const readText = async (api: WorkerApi, path: string) => (await api.readFile(path)).text ?? "";
 
 describe("the agent in the worker", () => {
@@ -224,5 +234,40 @@ describe("a lesson handed to the model", () => {
     // The model's success is not the learner's progress.
     const progress = await api.lessons.progress();
     expect(progress[readingAndSearching.id]?.completed).toBe(false);
+  });
+});
+
+describe("a person's calls recorded as a session", () => {
+  it("records the calls made by hand, survives a reload, and exports a session that replays clean", async () => {
+    const { api, database } = await setup();
+    // Calls before recording began are not part of it.
+    await api.call("agentbench", { tool: "list_files", params: {} });
+    await expect(api.sessions.exportRecording()).rejects.toThrow(/Nothing is being recorded/u);
+    const started = await api.sessions.record("agentbench");
+    expect(started.calls).toBe(0);
+    await expect(api.sessions.exportRecording()).rejects.toThrow(/no calls yet/u);
+    await api.call("agentbench", { tool: "run", params: { command: "npm test" } });
+    await api.call("agentbench", { tool: "apply_patch", params: { unified_diff: FIX_PATCH } });
+
+    // A reload goes on with the recording.
+    const reloaded = createWorkerApi({ database });
+    await reloaded.boot(boot);
+    expect((await reloaded.sessions.recording())?.calls).toBe(2);
+    await reloaded.call("agentbench", { tool: "run", params: { command: "npm test" } });
+    const text = await reloaded.sessions.exportRecording();
+    const session = JSON.parse(text);
+    expect(session.meta.title).toBe("Calls by hand in Node starter");
+    expect(session.workspace.files["src/cart.js"]).not.toContain("* item.quantity");
+
+    const { replay } = await reloaded.sessions.open(text);
+    expect(replay.steps.map((step) => step.label)).toEqual(["run", "apply_patch", "run"]);
+    const done = await reloaded.sessions.play();
+    expect(done).toMatchObject({ matched: 3, diverged: 0 });
+
+    // Stopped, it is gone (in the workspace it belonged to).
+    const [starter] = (await reloaded.workspaces.list()).filter((info) => info.name === "Node starter");
+    await reloaded.workspaces.switch(starter!.id);
+    await reloaded.sessions.stopRecording();
+    expect(await reloaded.sessions.recording()).toBeNull();
   });
 });

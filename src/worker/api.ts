@@ -25,6 +25,7 @@ import {
   lessonAgentOrigin,
   lessonOrigin,
 } from "./lessons.ts";
+import { RecordingHost, type RecordingInfo } from "./recording-host.ts";
 import { ReplayHost, type ReplayStatus } from "./replay-host.ts";
 import { type WorkspaceMeta, WorkspaceStore } from "./store.ts";
 import {
@@ -48,6 +49,7 @@ import { WorkspaceSession } from "./workspace-session.ts";
 import { zipWorkspace } from "./zip.ts";
 
 export type { AgentState } from "./agent-host.ts";
+export type { RecordingInfo } from "./recording-host.ts";
 export type { ReplayStatus, ReplayStepView } from "./replay-host.ts";
 export type * from "./types.ts";
 
@@ -202,6 +204,13 @@ export interface WorkerApi {
     /** Replays every call left; `onStep` (a proxy) hears after each. */
     play(onStep?: (status: ReplayStatus) => void): Promise<ReplayStatus>;
     close(): Promise<void>;
+    /** Starts recording the person's own calls in the open workspace, as a session of `profile`. */
+    record(profile: string): Promise<RecordingInfo>;
+    /** The recording of the open workspace, or null. */
+    recording(): Promise<RecordingInfo | null>;
+    stopRecording(): Promise<void>;
+    exportRecording(): Promise<string>;
+    shareRecording(pageUrl: string): Promise<ShareResult>;
   }>;
 
   settings: Namespace<{
@@ -229,6 +238,11 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
   let agent: AgentHost | undefined;
   let agentListener: ((update: AgentUpdate) => void) | undefined;
   const replays = new ReplayHost();
+  let recordings: RecordingHost | undefined;
+  const requireRecordings = (): RecordingHost => {
+    if (!recordings) throw new Error("No workspace is open yet; call boot() first.");
+    return recordings;
+  };
   const requireAgent = (): AgentHost => {
     if (!agent) throw new Error("No workspace is open yet; the agent works in one.");
     return agent;
@@ -308,6 +322,8 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
     lessons ??= new LessonHost(requireStore());
     await lessons.attach(session);
     replays.attach(session);
+    recordings ??= new RecordingHost(requireStore());
+    await recordings.attach(session);
     if (!agent) {
       // Called unbound: a browser's fetch throws "Illegal invocation" as another object's method.
       agent = new AgentHost(requireStore(), options.fetch ?? ((input, init) => fetch(input, init)));
@@ -626,6 +642,11 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
       step: async () => replays.step(),
       play: async (onStep) => replays.play(onStep),
       close: async () => replays.close(),
+      record: async (profile) => requireRecordings().start(profile),
+      recording: async () => recordings?.info() ?? null,
+      stopRecording: async () => requireRecordings().stop(),
+      exportRecording: async () => requireRecordings().exportText(),
+      shareRecording: async (pageUrl) => requireRecordings().share(pageUrl),
     }),
 
     settings: proxy({

@@ -8,21 +8,20 @@ import { getModel, useAppState } from "../model.ts";
 export function SessionsMenu() {
   const model = getModel();
   const recorded = useAppState((state) => state.agent?.recorded ?? false);
+  const recording = useAppState((state) => state.recording);
   const demos = useAppState((state) => state.demos);
   const upload = useRef<HTMLInputElement>(null);
   const menu = useRef<HTMLDetailsElement>(null);
 
   const close = () => menu.current?.removeAttribute("open");
 
-  const exportFile = async () => {
-    const text = await model.exportSession();
+  const exportFile = async (text: string | null) => {
     if (text === null) return;
     download(sessionFileName(JSON.parse(text) as SessionFile), text, "application/json");
     close();
   };
 
-  const share = async () => {
-    const shared = await model.shareSession();
+  const share = async (shared: { url: string } | { file: string; reason: string } | null) => {
     if (!shared) return;
     close();
     if ("url" in shared) {
@@ -38,7 +37,14 @@ export function SessionsMenu() {
   };
 
   return (
-    <details className="menu" data-testid="sessions-menu" ref={menu}>
+    <details
+      className="menu"
+      data-testid="sessions-menu"
+      ref={menu}
+      onToggle={(event) => {
+        if (event.currentTarget.open) void model.refreshRecording();
+      }}
+    >
       <summary>Sessions</summary>
       <div className="menu-body stack wide">
         <p className="count">Watch a recorded agent at work (one click plays it):</p>
@@ -70,16 +76,53 @@ export function SessionsMenu() {
           <button
             type="button"
             disabled={!recorded}
-            onClick={() => void exportFile()}
+            onClick={async () => exportFile(await model.exportSession())}
             data-testid="session-export"
           >
             Export session
           </button>
-          <button type="button" disabled={!recorded} onClick={() => void share()} data-testid="session-share">
+          <button
+            type="button"
+            disabled={!recorded}
+            onClick={async () => share(await model.shareSession())}
+            data-testid="session-share"
+          >
             Copy share link
           </button>
         </div>
         {!recorded && <p className="count">Give the agent a task first; its run becomes a session.</p>}
+        <p className="count">Your own calls (console, editor, terminal):</p>
+        {recording ? (
+          <div className="row" data-testid="recording">
+            <span className="count">
+              ● recording since {new Date(recording.startedAt).toLocaleTimeString()}, {recording.calls} call
+              {recording.calls === 1 ? "" : "s"}
+            </span>
+            <button
+              type="button"
+              onClick={async () => exportFile(await model.exportRecording())}
+              data-testid="recording-export"
+            >
+              Export
+            </button>
+            <button
+              type="button"
+              onClick={async () => share(await model.shareRecording())}
+              data-testid="recording-share"
+            >
+              Copy link
+            </button>
+            <button type="button" onClick={() => void model.stopRecording()}>
+              Stop recording
+            </button>
+          </div>
+        ) : (
+          <div className="row">
+            <button type="button" onClick={() => void model.startRecording()} data-testid="recording-start">
+              Record my calls
+            </button>
+          </div>
+        )}
         <input
           ref={upload}
           type="file"
