@@ -1,4 +1,6 @@
 import { readFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { expect, type Page, test } from "@playwright/test";
 import { type ScriptedServer, startScriptedServer } from "../src/agent/testing/scripted-server.ts";
 import { readingAndSearching } from "../src/lessons/builtin/reading-and-searching.ts";
@@ -344,6 +346,34 @@ test.describe("agents and sessions", () => {
       );
     } finally {
       await fresh.close();
+    }
+  });
+
+  test("a page opened with ?session=URL fetches the session and replays it; a broken address says what is wrong", async ({
+    page,
+  }) => {
+    const demo = await readFile("src/session/demos/change-a-setting.json", "utf8");
+    const server = createServer((request, response) => {
+      const headers = { "access-control-allow-origin": "*", "content-type": "application/json" };
+      if (request.url === "/session.json") response.writeHead(200, headers).end(demo);
+      else response.writeHead(404, headers).end("{}");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      await openApp(page, `/?session=${encodeURIComponent(`http://127.0.0.1:${port}/session.json`)}`, {
+        tab: "agent",
+      });
+      await expect(page.getByTestId("replay-panel")).toContainText("Change a setting everywhere");
+      await page.getByTestId("replay-play").click();
+      await expect(page.getByTestId("replay-summary")).toHaveText(/All \d+ replayed steps matched/u);
+
+      await openApp(page, `/?session=${encodeURIComponent(`http://127.0.0.1:${port}/missing.json`)}`, {
+        tab: "agent",
+      });
+      await expect(page.getByTestId("notices")).toContainText("answered 404");
+    } finally {
+      server.close();
     }
   });
 });
