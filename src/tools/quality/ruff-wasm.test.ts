@@ -59,6 +59,32 @@ describe("lintPythonInWorker (ruff 0.16.9 as WebAssembly)", () => {
     expect(result.filesChecked).toBe(3);
   });
 
+  it("applies per-file-ignores as ruff does: paths from the root, bare names, prefixes, negation", async () => {
+    const context = await workspace({
+      ...PROJECT,
+      "tests/deep/test_x.py": "import os\nimport sys\n",
+      "__init__.py": "import os\n",
+      "pyproject.toml": [
+        "[tool.ruff.lint]",
+        'select = ["F", "E711"]',
+        "[tool.ruff.lint.per-file-ignores]",
+        '"__init__.py" = ["F401"]',
+        '"tests/*" = ["F"]',
+        '"!pkg/*" = ["E7"]',
+        "[tool.ruff.lint.extend-per-file-ignores]",
+        '"bad.py" = ["F841", "F821"]',
+        "",
+      ].join("\n"),
+    });
+    const result = await lintPythonInWorker(context);
+    expect(result.issues.map((issue) => `${issue.file}:${issue.line} ${issue.rule}`)).toEqual([
+      "bad.py:1 F401",
+      "bad.py:2 F401",
+      "pkg/mod.py:1 F401",
+      "pkg/mod.py:4 E711",
+    ]);
+  });
+
   const native = spawnSync("ruff", ["--version"], { encoding: "utf8" });
   it.skipIf(native.status !== 0 || !native.stdout.includes("0.16.9"))(
     "agrees with native ruff 0.16.9 on the same project",

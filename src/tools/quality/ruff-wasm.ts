@@ -1,3 +1,4 @@
+import picomatch from "picomatch/posix";
 import { parse as parseToml } from "smol-toml";
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
@@ -89,6 +90,58 @@ async function ruffSettings(
   return { settings: {}, source: null };
 }
 
+/** One per-file-ignores entry: the files it covers and the rule codes (or prefixes) dropped there. */
+interface PerFileIgnore {
+  matches(path: string): boolean;
+  rules: string[];
+}
+
+/**
+ * The project's per-file-ignores (and extend-per-file-ignores, under [lint] or at the top level), as
+ * ruff reads them: a pattern matches a file's path from the project root or its bare name, a single
+ * `*` crosses folders (globset's default), and a leading `!` negates the pattern.
+ */
+function perFileIgnores(settings: Record<string, unknown>): PerFileIgnore[] {
+  const lint = (settings.lint ?? {}) as Record<string, unknown>;
+  const tables = [
+    settings["per-file-ignores"],
+    settings["extend-per-file-ignores"],
+    lint["per-file-ignores"],
+    lint["extend-per-file-ignores"],
+  ];
+  const out: PerFileIgnore[] = [];
+  for (const table of tables) {
+    if (typeof table !== "object" || table === null) continue;
+    for (const [pattern, rules] of Object.entries(table as Record<string, unknown>)) {
+      if (!Array.isArray(rules)) continue;
+      const negated = pattern.startsWith("!");
+      const glob = picomatch(negated ? pattern.slice(1) : pattern, { bash: true, dot: true });
+      const matches = (path: string) => glob(path) || glob(path.slice(path.lastIndexOf("/") + 1));
+      out.push({
+        matches: negated ? (path) => !matches(path) : matches,
+        rules: rules.filter((rule): rule is string => typeof rule === "string"),
+      });
+    }
+  }
+  return out;
+}
+
+function withoutPerFileIgnores(settings: Record<string, unknown>): Record<string, unknown> {
+  const { "per-file-ignores": _a, "extend-per-file-ignores": _b, ...rest } = settings;
+  if (typeof rest.lint !== "object" || rest.lint === null) return rest;
+  const {
+    "per-file-ignores": _c,
+    "extend-per-file-ignores": _d,
+    ...lint
+  } = rest.lint as Record<string, unknown>;
+  return { ...rest, lint };
+}
+
+/** Whether a diagnostic's code falls under a rule selector: a full code, a prefix, or ALL. */
+function selects(selector: string, code: string): boolean {
+  return selector === "ALL" || code.startsWith(selector);
+}
+
 export interface RuffCheck {
   issues: Issue[];
   /** The issues in ruff's concise format (`file:line:col: CODE message`). */
@@ -101,7 +154,7 @@ export interface RuffCheck {
 /**
  * `ruff check` without a Python or a ruff binary: ruff's own WebAssembly build, file by file, over
  * the sandbox's .py files (.gitignore and ruff's default excludes honoured), with the project's
- * ruff settings. Per-file settings that depend on a file's path (per-file-ignores) do not apply.
+ * ruff settings. The wasm build sees contents, not paths, so per-file-ignores are applied here.
  */
 export async function lintPythonInWorker(
   context: Pick<ToolContext, "sandbox" | "signal">,
@@ -111,7 +164,8 @@ export async function lintPythonInWorker(
   const { settings, source } = await ruffSettings(context);
   let workspace: InstanceType<RuffModule["Workspace"]>;
   try {
-    workspace = new ruff.Workspace(settings, ruff.PositionEncoding.Utf32);
+    // The wasm checks every file under one made-up path: path-based ignores are applied here instead.
+    workspace = new ruff.Workspace(withoutPerFileIgnores(settings), ruff.PositionEncoding.Utf32);
   } catch (error) {
     throw new ToolFailure(
       "invalid_params",
@@ -124,6 +178,7 @@ export async function lintPythonInWorker(
     .filter((path) => path !== "" && path !== ".");
   const selected = (path: string) =>
     only.length === 0 || only.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  const ignores = perFileIgnores(settings);
   const issues: Issue[] = [];
   let filesChecked = 0;
   try {
@@ -143,7 +198,11 @@ export async function lintPythonInWorker(
         message: string;
         start_location: { row: number; column: number };
       }[];
+      const ignored = ignores
+        .filter((ignore) => ignore.matches(entry.path))
+        .flatMap((ignore) => ignore.rules);
       for (const diagnostic of diagnostics) {
+        if (diagnostic.code && ignored.some((selector) => selects(selector, diagnostic.code!))) continue;
         issues.push({
           file: entry.path,
           line: diagnostic.start_location.row,
