@@ -48,6 +48,12 @@ export interface ReplayReport {
   summary: string;
 }
 
+/** The steps a replay has done and how far its step numbers are shifted: what a reload needs. */
+export interface ReplayProgress {
+  results: ReplayStepResult[];
+  stepShift?: number;
+}
+
 export interface ReplayOptions {
   /** Builds the runtime to replay in from the session's initial workspace; the embedded one by default. */
   createRuntime?: (session: SessionFile, approver: Approver) => Promise<Runtime>;
@@ -165,6 +171,30 @@ export class SessionReplay {
     this.plan = replayPlan(session);
     this.compare = options.compare ?? {};
     this.approvals = recordedApprovals(session.events);
+  }
+
+  /** Where a replay stands, as plain data to keep across a reload (the outcomes are left out). */
+  progress(): ReplayProgress {
+    return {
+      results: this.results.map(({ action, verdict, divergences }) => ({ action, verdict, divergences })),
+      ...(this.stepShift !== undefined ? { stepShift: this.stepShift } : {}),
+    };
+  }
+
+  /**
+   * Goes on with a replay after a reload: `runtime` is the workspace as the replayed calls left it,
+   * and `progress` what they were found to be.
+   */
+  static resume(
+    session: SessionFile,
+    runtime: Runtime,
+    progress: ReplayProgress,
+    options: ReplayOptions = {},
+  ): SessionReplay {
+    const replay = new SessionReplay(session, runtime, options);
+    replay.results.push(...structuredClone(progress.results));
+    replay.stepShift = progress.stepShift;
+    return replay;
   }
 
   static async start(session: SessionFile, options: ReplayOptions = {}): Promise<SessionReplay> {

@@ -131,6 +131,23 @@ describe("the agent in the worker", () => {
     }
   });
 
+  it("goes on with a replay after a reload where it stood, and forgets it once closed", async () => {
+    const { api, database } = await setup();
+    await api.sessions.openDemo("fix-failing-test");
+    await api.sessions.step();
+    await api.sessions.step();
+    const reloaded = createWorkerApi({ database });
+    await reloaded.boot(boot);
+    const resumed = await reloaded.sessions.status();
+    expect(resumed).toMatchObject({ done: 2, matched: 2, title: "Fix a failing test" });
+    const done = await reloaded.sessions.play();
+    expect(done).toMatchObject({ done: 4, matched: 4, diverged: 0 });
+    await reloaded.sessions.close();
+    const again = createWorkerApi({ database });
+    await again.boot(boot);
+    expect(await again.sessions.status()).toBeNull();
+  });
+
   it("keeps the conversation across a reload, and refuses to run before a model is connected", async () => {
     const { api, settings, database } = await setup();
     await expect(api.agent.send("hello")).rejects.toThrow(/Connect a model first/u);

@@ -237,7 +237,11 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
   let lessons: LessonHost | undefined;
   let agent: AgentHost | undefined;
   let agentListener: ((update: AgentUpdate) => void) | undefined;
-  const replays = new ReplayHost();
+  let replays: ReplayHost | undefined;
+  const requireReplays = (): ReplayHost => {
+    if (!replays) throw new Error("No workspace is open yet; call boot() first.");
+    return replays;
+  };
   let recordings: RecordingHost | undefined;
   const requireRecordings = (): RecordingHost => {
     if (!recordings) throw new Error("No workspace is open yet; call boot() first.");
@@ -308,7 +312,7 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         },
         onWatch: (notice) => void Promise.resolve(watcher?.(notice)).catch(() => undefined),
         // A replay answers as its recording did; everything else asks the person.
-        askApproval: (request) => replays.answer(request) ?? prompt?.(request),
+        askApproval: (request) => replays?.answer(request) ?? prompt?.(request),
         onAlwaysAllow: (profile, tool) => {
           const approvals = {
             ...settings.approvals,
@@ -321,7 +325,8 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
     await requireStore().setSetting("currentWorkspace", meta.id);
     lessons ??= new LessonHost(requireStore());
     await lessons.attach(session);
-    replays.attach(session);
+    replays ??= new ReplayHost(requireStore());
+    await replays.attach(session);
     recordings ??= new RecordingHost(requireStore());
     await recordings.attach(session);
     if (!agent) {
@@ -376,7 +381,7 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         true,
       ),
     );
-    return { boot, replay: await replays.start(session, current()) };
+    return { boot, replay: await replays!.start(session, current()) };
   };
   const profileNames = ALL_PROFILES.map((profile) => profile.name);
 
@@ -638,10 +643,10 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         if (!demo) throw new Error(`There is no demo "${id}".`);
         return openSession(structuredClone(demo.session));
       },
-      status: async () => replays.status(),
-      step: async () => replays.step(),
-      play: async (onStep) => replays.play(onStep),
-      close: async () => replays.close(),
+      status: async () => replays?.status() ?? null,
+      step: async () => requireReplays().step(),
+      play: async (onStep) => requireReplays().play(onStep),
+      close: async () => replays?.close(),
       record: async (profile) => requireRecordings().start(profile),
       recording: async () => recordings?.info() ?? null,
       stopRecording: async () => requireRecordings().stop(),

@@ -2,8 +2,21 @@ import type { TranscriptEntry } from "../agent/transcript.ts";
 import type { ApprovalDecision, ApprovalRequest } from "../core/runtime.ts";
 import { formatDivergence } from "../session/compare.ts";
 import type { SessionFile } from "../session/format.ts";
-import { type ReplayStepResult, recordedApprover, SessionReplay } from "../session/replay.ts";
+import {
+  type ReplayProgress,
+  type ReplayStepResult,
+  recordedApprover,
+  SessionReplay,
+} from "../session/replay.ts";
+import type { WorkspaceStore } from "./store.ts";
 import type { WorkspaceSession } from "./workspace-session.ts";
+
+interface StoredReplay {
+  session: SessionFile;
+  progress: ReplayProgress;
+}
+
+const replayKey = (workspaceId: string) => `replay:${workspaceId}`;
 
 /** One step of a replay as the replay bar shows it. */
 export interface ReplayStepView {
@@ -44,6 +57,8 @@ export class ReplayHost {
   private workspaceId: string | null = null;
   private approver: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | null = null;
 
+  constructor(private readonly store: WorkspaceStore) {}
+
   /** Starts replaying `session` in the workspace just opened for it. */
   async start(session: SessionFile, workspace: WorkspaceSession): Promise<ReplayStatus> {
     this.approver = recordedApprover(session.events);
@@ -52,18 +67,39 @@ export class ReplayHost {
       invoke: (profile, call) => workspace.call(profile, call),
     });
     this.workspaceId = workspace.meta.id;
+    await this.save();
     return this.status()!;
   }
 
-  /** Called whenever a workspace opens: a replay belongs to its own workspace only. */
-  attach(workspace: WorkspaceSession): void {
-    if (workspace.meta.id !== this.workspaceId) this.close();
+  /** Called whenever a workspace opens: a replay begun there goes on where it stood (after a reload too). */
+  async attach(workspace: WorkspaceSession): Promise<void> {
+    if (workspace.meta.id === this.workspaceId && this.replay) return;
+    this.forget();
+    const stored = await this.store.getSetting<StoredReplay>(replayKey(workspace.meta.id));
+    if (!stored) return;
+    this.approver = recordedApprover(stored.session.events);
+    this.replay = SessionReplay.resume(stored.session, workspace.runtime, stored.progress, {
+      invoke: (profile, call) => workspace.call(profile, call),
+    });
+    this.workspaceId = workspace.meta.id;
   }
 
-  close(): void {
+  /** Closes the replay panel for good: the workspace stays as the replayed calls left it. */
+  async close(): Promise<void> {
+    if (this.workspaceId) await this.store.setSetting(replayKey(this.workspaceId), undefined);
+    this.forget();
+  }
+
+  private forget(): void {
     this.replay = null;
     this.workspaceId = null;
     this.approver = null;
+  }
+
+  private async save(): Promise<void> {
+    if (!this.replay || !this.workspaceId) return;
+    const stored: StoredReplay = { session: this.replay.session, progress: this.replay.progress() };
+    await this.store.setSetting(replayKey(this.workspaceId), stored);
   }
 
   /** While a replay runs, approvals are answered as recorded; otherwise nobody here answers. */
@@ -73,6 +109,7 @@ export class ReplayHost {
 
   async step(): Promise<ReplayStatus> {
     await this.require().step();
+    await this.save();
     return this.status()!;
   }
 
@@ -81,6 +118,7 @@ export class ReplayHost {
     const replay = this.require();
     while (!replay.done) {
       await replay.step();
+      await this.save();
       onStep?.(this.status()!);
     }
     return this.status()!;
