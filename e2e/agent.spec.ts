@@ -151,7 +151,7 @@ test.describe("agents and sessions", () => {
     page,
   }) => {
     await openApp(page, "/", { tab: "agent" });
-    await page.getByTestId("agent-demo-fix-failing-test").click();
+    await page.getByTestId("agent-pane").locator('[data-demo="fix-failing-test"]').click();
     await expect(page.getByTestId("replay-summary")).toHaveText(
       /All \d+ replayed steps matched the recording\./u,
       { timeout: 60_000 },
@@ -160,7 +160,7 @@ test.describe("agents and sessions", () => {
     expect(await workspaceText(page, "src/cart.js")).toContain("item.priceCents * item.quantity");
 
     await page.getByTestId("sessions-menu").locator("summary").click();
-    await page.locator('[data-demo="change-a-setting"]').click();
+    await page.getByTestId("sessions-menu").locator('[data-demo="change-a-setting"]').click();
     await expect(page.getByTestId("replay-panel")).toContainText("Change a setting");
     await expect(page.getByTestId("replay-summary")).toHaveText(
       /All \d+ replayed steps matched the recording\./u,

@@ -4,7 +4,7 @@ import type { CallOutcome, Runtime } from "../core/runtime.ts";
 import { isProviderError, ProviderError } from "./errors.ts";
 import { argumentsObject } from "./http.ts";
 import type { ModelTurn, Provider, StreamHandlers } from "./provider.ts";
-import { toolResultForModel } from "./tool-results.ts";
+import { toolEntryOf } from "./tool-results.ts";
 import {
   type AssistantEntry,
   type ImagePart,
@@ -253,17 +253,7 @@ async function runToolCall(
     const message = error instanceof Error ? error.message : String(error);
     return failureEntry(call, profile, new ToolFailure("internal_error", `The call failed: ${message}`));
   }
-  const forModel = toolResultForModel(outcome.envelope);
-  const entry: ToolEntry = {
-    role: "tool",
-    callId: call.id,
-    tool: call.name,
-    content: forModel.content,
-    isError: outcome.status === "error",
-    ...(forModel.images.length > 0 ? { images: forModel.images } : {}),
-    requestId: outcome.requestId,
-    step: outcome.step,
-  };
+  const entry = toolEntryOf(call, outcome);
   handlers.onToolOutcome?.(outcome, entry);
   return entry;
 }

@@ -1,4 +1,5 @@
-import type { ImagePart } from "./transcript.ts";
+import type { CallOutcome } from "../core/runtime.ts";
+import type { ImagePart, ToolEntry, TranscriptToolCall } from "./transcript.ts";
 
 /**
  * What the model reads back from a call: the dialect's envelope as compact JSON, and the images a
@@ -46,6 +47,21 @@ function placeholder(image: ImagePart): string {
 }
 
 /** Splits an envelope into the JSON text the model reads and the images it injects. */
+/** The transcript entry that answers a model's call with the runtime's outcome. */
+export function toolEntryOf(call: TranscriptToolCall, outcome: CallOutcome): ToolEntry {
+  const forModel = toolResultForModel(outcome.envelope);
+  return {
+    role: "tool",
+    callId: call.id,
+    tool: call.name,
+    content: forModel.content,
+    isError: outcome.status === "error",
+    ...(forModel.images.length > 0 ? { images: forModel.images } : {}),
+    requestId: outcome.requestId,
+    step: outcome.step,
+  };
+}
+
 export function toolResultForModel(envelope: unknown): ToolResultForModel {
   const images: ImagePart[] = [];
   const strip = (value: unknown, depth: number): unknown => {

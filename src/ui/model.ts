@@ -13,7 +13,7 @@ import type { SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { EntryType, SandboxCapabilities } from "../sandbox/types.ts";
 import { bootWebContainer } from "../sandbox/webcontainer/boot.ts";
 import type { SessionFile } from "../session/format.ts";
-import { loadSessionFromUrl } from "../session/share.ts";
+import { loadSessionFromUrl, type ShareResult } from "../session/share.ts";
 import type {
   AgentState,
   BackendChoice,
@@ -836,21 +836,20 @@ export class AppModel {
 
   // --- sessions and replay -----------------------------------------------------------------------
 
-  /** Downloads the conversation as a session file (keys redacted). */
-  async exportSession(): Promise<string | null> {
-    try {
-      return await this.host.api.agent.exportSession();
-    } catch (error) {
-      this.notify("error", message(error));
-      return null;
-    }
+  /** The agent's conversation as a session file's text (keys redacted); null, with a notice, when there is none. */
+  exportSession(): Promise<string | null> {
+    return this.orNotice(() => this.host.api.agent.exportSession());
   }
 
   /** A link to the conversation's session; when too long, its file to download instead. */
-  async shareSession(): Promise<{ url: string } | { file: string; reason: string } | null> {
+  shareSession(): Promise<SharedSession | null> {
+    return this.orNotice(async () => sharedAs(await this.host.api.agent.share(location.href)));
+  }
+
+  /** What `get` answers, or null after telling the person why it failed. */
+  private async orNotice<T>(get: () => Promise<T>): Promise<T | null> {
     try {
-      const shared = await this.host.api.agent.share(location.href);
-      return shared.kind === "link" ? { url: shared.url } : { file: shared.text, reason: shared.reason };
+      return await get();
     } catch (error) {
       this.notify("error", message(error));
       return null;
@@ -951,23 +950,12 @@ export class AppModel {
   }
 
   /** The recording as a file's text, or a link to it; null (with a notice) when there is nothing yet. */
-  async exportRecording(): Promise<string | null> {
-    try {
-      return await this.host.api.sessions.exportRecording();
-    } catch (error) {
-      this.notify("error", message(error));
-      return null;
-    }
+  exportRecording(): Promise<string | null> {
+    return this.orNotice(() => this.host.api.sessions.exportRecording());
   }
 
-  async shareRecording(): Promise<{ url: string } | { file: string; reason: string } | null> {
-    try {
-      const shared = await this.host.api.sessions.shareRecording(location.href);
-      return shared.kind === "link" ? { url: shared.url } : { file: shared.text, reason: shared.reason };
-    } catch (error) {
-      this.notify("error", message(error));
-      return null;
-    }
+  shareRecording(): Promise<SharedSession | null> {
+    return this.orNotice(async () => sharedAs(await this.host.api.sessions.shareRecording(location.href)));
   }
 
   async closeReplay(): Promise<void> {
@@ -1023,6 +1011,13 @@ export class AppModel {
       run: () => location.reload(),
     });
   }
+}
+
+/** A session to hand on: a link, or (too long for one) its file and why. */
+export type SharedSession = { url: string } | { file: string; reason: string };
+
+function sharedAs(shared: ShareResult): SharedSession {
+  return shared.kind === "link" ? { url: shared.url } : { file: shared.text, reason: shared.reason };
 }
 
 function isLocal(baseUrl: string): boolean {

@@ -7,13 +7,8 @@ import {
 } from "../agent/controller.ts";
 import type { FetchLike, ProviderSettings } from "../agent/provider.ts";
 import { withoutKey } from "../agent/settings.ts";
-import { toolResultForModel } from "../agent/tool-results.ts";
-import {
-  type TokenUsage,
-  type ToolEntry,
-  type TranscriptEntry,
-  unansweredToolCalls,
-} from "../agent/transcript.ts";
+import { toolEntryOf } from "../agent/tool-results.ts";
+import { type TokenUsage, type TranscriptEntry, unansweredToolCalls } from "../agent/transcript.ts";
 import type { CallOutcome } from "../core/runtime.ts";
 import type { RecordingState } from "../session/record.ts";
 import type { ShareResult } from "../session/share.ts";
@@ -200,15 +195,6 @@ function answerInterrupted(saved: StoredConversation, outcome: CallOutcome): Sto
   const transcript = saved.conversation.transcript;
   const call = unansweredToolCalls(transcript).find((candidate) => candidate.name === outcome.tool);
   if (!call) return saved;
-  const forModel = toolResultForModel(outcome.envelope);
-  const entry: ToolEntry = {
-    role: "tool",
-    callId: call.id,
-    tool: call.name,
-    content: forModel.content,
-    isError: outcome.status === "error",
-    requestId: outcome.requestId,
-    step: outcome.step,
-  };
+  const entry = toolEntryOf(call, outcome);
   return { ...saved, conversation: { ...saved.conversation, transcript: [...transcript, entry] } };
 }

@@ -3,6 +3,7 @@ import { PROVIDER_PRESETS, type ProviderKind, type ProviderSettings } from "../.
 import { forgetProviderKey, isKeyRemembered } from "../../agent/settings.ts";
 import type { TokenUsage, TranscriptEntry } from "../../agent/transcript.ts";
 import { getModel, useAppState } from "../model.ts";
+import { DemoList } from "./DemoList.tsx";
 
 const STOP_REASONS: Record<string, string> = {
   done: "The agent says it is done.",
@@ -18,7 +19,6 @@ export function AgentPane() {
   const live = useAppState((state) => state.agentLive);
   const summary = useAppState((state) => state.agentSummary);
   const profiles = useAppState((state) => state.profiles);
-  const demos = useAppState((state) => state.demos);
   const approvals = useAppState((state) => state.agentApprovals);
   const [editing, setEditing] = useState(false);
   const [task, setTask] = useState("");
@@ -99,23 +99,7 @@ export function AgentPane() {
                 ? "Describe a task below; the agent works in this workspace with the chosen tool API."
                 : "Connect a model above (your key stays in this browser), or watch a recorded agent:"}
             </p>
-            {!agent.connected && (
-              <ul className="lesson-list">
-                {demos.map((demo) => (
-                  <li key={demo.id}>
-                    <button
-                      type="button"
-                      className="link"
-                      title={demo.description}
-                      onClick={() => void model.openDemo(demo.id)}
-                      data-testid={`agent-demo-${demo.id}`}
-                    >
-                      ▶ {demo.title}
-                    </button>
-                  </li>
-                ))}
-              </ul>
-            )}
+            {!agent.connected && <DemoList />}
           </div>
         )}
         <Transcript entries={agent.transcript} />

@@ -2,14 +2,14 @@ import { useRef } from "react";
 import { sessionFileName } from "../../session/export.ts";
 import type { SessionFile } from "../../session/format.ts";
 import { download } from "../download.ts";
-import { getModel, useAppState } from "../model.ts";
+import { getModel, type SharedSession, useAppState } from "../model.ts";
+import { DemoList } from "./DemoList.tsx";
 
 /** Demo sessions to play, a session file to import, and the agent's conversation to export or share. */
 export function SessionsMenu() {
   const model = getModel();
   const recorded = useAppState((state) => state.agent?.recorded ?? false);
   const recording = useAppState((state) => state.recording);
-  const demos = useAppState((state) => state.demos);
   const upload = useRef<HTMLInputElement>(null);
   const menu = useRef<HTMLDetailsElement>(null);
 
@@ -21,7 +21,7 @@ export function SessionsMenu() {
     close();
   };
 
-  const share = async (shared: { url: string } | { file: string; reason: string } | null) => {
+  const share = async (shared: SharedSession | null) => {
     if (!shared) return;
     close();
     if ("url" in shared) {
@@ -48,24 +48,7 @@ export function SessionsMenu() {
       <summary>Sessions</summary>
       <div className="menu-body stack wide">
         <p className="count">Watch a recorded agent at work (one click plays it):</p>
-        <ul className="lesson-list">
-          {demos.map((demo) => (
-            <li key={demo.id}>
-              <button
-                type="button"
-                className="link"
-                title={demo.description}
-                data-demo={demo.id}
-                onClick={() => {
-                  close();
-                  void model.openDemo(demo.id);
-                }}
-              >
-                ▶ {demo.title}
-              </button>
-            </li>
-          ))}
-        </ul>
+        <DemoList onPlay={close} />
         <div className="row">
           <button type="button" onClick={() => upload.current?.click()} data-testid="session-import">
             Import session file…
