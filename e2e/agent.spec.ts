@@ -376,4 +376,28 @@ test.describe("agents and sessions", () => {
       server.close();
     }
   });
+
+  test("the model's answer is shown as Markdown, and any HTML or script link in it stays inert", async ({
+    page,
+  }) => {
+    const server = await startScriptedServer({
+      format: "openai",
+      script: () => ({
+        text: 'Done: **bold** and `code`.\n\n<img src=x onerror="window.pwned = 1"><script>window.pwned = 2</script>\n\n[click](javascript:window.pwned=3) [docs](https://example.com/)',
+      }),
+    });
+    servers.push(server);
+    await openApp(page, "/", { tab: "agent" });
+    await connect(page, server, "openai");
+    await giveTask(page, "Say something.");
+    await expect(page.getByTestId("agent-end")).toHaveAttribute("data-stop", "done");
+    const turn = page.getByTestId("agent-turn").last();
+    await expect(turn.locator("strong")).toHaveText("bold");
+    await expect(turn.locator("code")).toHaveText("code");
+    await expect(turn.locator("img, script")).toHaveCount(0);
+    await expect(turn.getByRole("link", { name: "docs" })).toHaveAttribute("href", "https://example.com/");
+    const click = turn.getByText("click");
+    expect(await click.getAttribute("href")).not.toMatch(/javascript/iu);
+    expect(await page.evaluate(() => (window as unknown as { pwned?: number }).pwned)).toBeUndefined();
+  });
 });

@@ -4,6 +4,7 @@ import { forgetProviderKey, isKeyRemembered } from "../../agent/settings.ts";
 import type { TokenUsage, TranscriptEntry } from "../../agent/transcript.ts";
 import { getModel, useAppState } from "../model.ts";
 import { DemoList } from "./DemoList.tsx";
+import { SafeMarkdown } from "./SafeMarkdown.tsx";
 
 const STOP_REASONS: Record<string, string> = {
   done: "The agent says it is done.",
@@ -228,7 +229,11 @@ export function Transcript({ entries }: { entries: readonly TranscriptEntry[] })
                 model{entry.usage ? ` · ${formatUsage(entry.usage)}` : ""}
                 {entry.incomplete ? " · cut short" : ""}
               </span>
-              {entry.text && <p className="said">{entry.text}</p>}
+              {entry.text && (
+                <div className="said markdown">
+                  <SafeMarkdown text={entry.text} />
+                </div>
+              )}
               {entry.toolCalls.map((call) => (
                 <p key={call.id} className="call">
                   → <strong>{call.name}</strong> <code>{clip(call.arguments, 300)}</code>

@@ -1,14 +1,9 @@
-import Markdown from "react-markdown";
 import { serializeLesson } from "../../lessons/lesson.ts";
 import { lessonLink } from "../../lessons/share.ts";
 import type { LessonComparison } from "../../worker/lessons.ts";
 import { download } from "../download.ts";
 import { getModel, useAppState } from "../model.ts";
-
-/** Only http(s) and mailto links are followed out of a lesson's Markdown; anything else is dropped. */
-function safeUrl(url: string): string {
-  return /^(?:https?:|mailto:|#)/iu.test(url) ? url : "";
-}
+import { SafeMarkdown } from "./SafeMarkdown.tsx";
 
 /** The open lesson: its instructions, its checks, and the learner's buttons. */
 export function LessonPanel() {
@@ -51,9 +46,7 @@ export function LessonPanel() {
       </header>
       <div className="lesson-body">
         <div className="lesson-instructions" data-testid="lesson-instructions">
-          <Markdown skipHtml urlTransform={safeUrl}>
-            {lesson.instructions}
-          </Markdown>
+          <SafeMarkdown text={lesson.instructions} />
         </div>
         <ul className="checks" aria-label="Checks">
           {lesson.checks.map((check) => {
