@@ -151,6 +151,13 @@ test.describe("agents and sessions", () => {
     page,
   }) => {
     await openApp(page, "/", { tab: "agent" });
+    // The two tabs work from the keyboard: arrows move between them.
+    await page.getByTestId("tab-agent").focus();
+    await page.keyboard.press("ArrowRight");
+    await expect(page.getByTestId("console-tool")).toBeVisible();
+    await expect(page.getByTestId("tab-console")).toBeFocused();
+    await page.keyboard.press("ArrowLeft");
+    await expect(page.getByTestId("agent-pane")).toBeVisible();
     await page.getByTestId("agent-pane").locator('[data-demo="fix-failing-test"]').click();
     await expect(page.getByTestId("replay-summary")).toHaveText(
       /All \d+ replayed steps matched the recording\./u,

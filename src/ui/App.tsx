@@ -102,14 +102,28 @@ function SideTabs() {
             role="tab"
             aria-selected={tab === item.id}
             className={tab === item.id ? "tab active" : "tab"}
+            tabIndex={tab === item.id ? 0 : -1}
+            aria-controls="side-tab-panel"
             onClick={() => model.setSideTab(item.id)}
+            onKeyDown={(event) => {
+              // Arrow keys move between tabs, as in every tab list.
+              if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+              event.preventDefault();
+              const other = tabs.find((candidate) => candidate.id !== item.id)!;
+              model.setSideTab(other.id);
+              requestAnimationFrame(() =>
+                document.querySelector<HTMLElement>(`[data-testid="tab-${other.id}"]`)?.focus(),
+              );
+            }}
             data-testid={`tab-${item.id}`}
           >
             {item.label}
           </button>
         ))}
       </div>
-      {tab === "agent" ? <AgentPane /> : <ToolConsole />}
+      <div id="side-tab-panel" role="tabpanel" className="side-tab-panel">
+        {tab === "agent" ? <AgentPane /> : <ToolConsole />}
+      </div>
     </div>
   );
 }
