@@ -351,3 +351,70 @@ describe("toolroom replay", () => {
     expect((await toolroom(["replay"])).code).toBe(2);
   });
 });
+
+describe("toolroom mcp", () => {
+  const rpc = (id: number | undefined, method: string, params?: unknown) =>
+    JSON.stringify({
+      jsonrpc: "2.0",
+      ...(id !== undefined ? { id } : {}),
+      method,
+      ...(params ? { params } : {}),
+    });
+
+  it("serves the profile's tools over MCP: initialize, tools/list, tools/call with the dialect's envelope", async () => {
+    const dir = workspace({ "src/app.js": "console.log('hello');\n" });
+    const input = [
+      rpc(1, "initialize", {
+        protocolVersion: "2025-03-26",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      }),
+      rpc(undefined, "notifications/initialized"),
+      rpc(2, "tools/list"),
+      rpc(3, "tools/call", { name: "search", arguments: { query: "hello" } }),
+      rpc(4, "tools/call", { name: "read_file", arguments: { path: "../outside.txt" } }),
+      rpc(5, "tools/call", { name: "file_read", arguments: {} }),
+      rpc(6, "resources/list"),
+      "not json",
+    ].join("\n");
+    const { code, stdout } = await toolroom(["mcp", "--workspace", dir, "--profile", "agentbench"], input);
+    expect(code).toBe(0);
+    const replies = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    // The notification gets no answer; every request does, in order.
+    expect(replies.map((reply) => reply.id)).toEqual([1, 2, 3, 4, 5, 6, null]);
+    expect(replies[0].result).toMatchObject({ protocolVersion: "2025-03-26", capabilities: { tools: {} } });
+    expect(replies[1].result.tools.map((tool: { name: string }) => tool.name)).toEqual([
+      "list_files",
+      "read_file",
+      "search",
+      "apply_patch",
+      "run",
+    ]);
+    expect(replies[2].result.isError).toBe(false);
+    expect(JSON.parse(replies[2].result.content[0].text)).toMatchObject({
+      tool: "search",
+      status: "success",
+    });
+    expect(replies[3].result.isError).toBe(true);
+    expect(replies[3].result.structuredContent.error.error_type).toBe("path_escape");
+    expect(replies[4].error).toMatchObject({ code: -32602 });
+    expect(replies[5].error).toMatchObject({ code: -32601 });
+    expect(replies[6].error).toMatchObject({ code: -32700 });
+  });
+
+  it("writes the session's changes back only with --write-back", async () => {
+    const dir = workspace({ "README.md": "# x\n" });
+    const call = rpc(1, "tools/call", { name: "run", arguments: { command: "echo made > made.txt" } });
+    await toolroom(["mcp", "--workspace", dir, "--profile", "agentbench"], call);
+    expect(existsSync(join(dir, "made.txt"))).toBe(false);
+    const { stdout } = await toolroom(
+      ["mcp", "--workspace", dir, "--profile", "agentbench", "--write-back"],
+      call,
+    );
+    expect(JSON.parse(stdout).result.isError).toBe(false);
+    expect(readFileSync(join(dir, "made.txt"), "utf8")).toBe("made\n");
+  });
+});

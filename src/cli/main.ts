@@ -1,9 +1,11 @@
 import { parseArgs } from "node:util";
+import packageJson from "../../package.json" with { type: "json" };
 import { providerSchemas, SCHEMA_FORMATS, type SchemaFormat } from "../core/provider-schemas.ts";
 import { registerNodeAssets } from "../host/node-assets.ts";
 import { findProfile, PROFILES } from "../profiles/index.ts";
 import { SessionFormatError } from "../session/format.ts";
 import { runBatch } from "./batch.ts";
+import { runMcp } from "./mcp.ts";
 import { runReplay } from "./replay.ts";
 
 const USAGE = `toolroom — the Toolroom tool runtime on the embedded sandbox
@@ -18,6 +20,12 @@ Usage:
 
   toolroom schemas --profile NAME --format ${SCHEMA_FORMATS.join("|")}
       Prints the profile's tool schemas as JSON.
+
+  toolroom mcp --workspace DIR --profile NAME [--write-back] [--events FILE] [--artifacts DIR]
+               [--approve auto|deny] [--allow-net URL_PREFIX ...]
+      Serves the profile's tools over the Model Context Protocol on stdin/stdout (JSON-RPC, one
+      message per line), on DIR loaded into the embedded sandbox; with --write-back the changes are
+      written back when stdin closes. For desktop agents: command "npx", args ["toolroom", "mcp", …].
 
   toolroom replay SESSION [--json]
       Replays a session (a .json file, or a share link with #s=) on its initial workspace and
@@ -43,6 +51,8 @@ export async function main(argv: string[]): Promise<number> {
         return schemasCommand(rest);
       case "replay":
         return await replayCommand(rest);
+      case "mcp":
+        return await mcpCommand(rest);
       case undefined:
       case "help":
       case "--help":
@@ -88,32 +98,30 @@ function requireProfile(name: unknown) {
   return profile;
 }
 
-async function batchCommand(args: string[]): Promise<number> {
-  const { values } = parsing(() =>
-    parseArgs({
-      args,
-      strict: true,
-      options: {
-        ...HELP,
-        workspace: { type: "string" },
-        profile: { type: "string" },
-        "write-back": { type: "boolean", default: false },
-        events: { type: "string" },
-        artifacts: { type: "string" },
-        approve: { type: "string", default: "auto" },
-        "allow-net": { type: "string", multiple: true },
-      },
-    }),
-  );
+/** The options batch and mcp share: a folder, a profile, and how the runtime over it behaves. */
+const RUNTIME_OPTIONS = {
+  ...HELP,
+  workspace: { type: "string" },
+  profile: { type: "string" },
+  "write-back": { type: "boolean", default: false },
+  events: { type: "string" },
+  artifacts: { type: "string" },
+  approve: { type: "string", default: "auto" },
+  "allow-net": { type: "string", multiple: true },
+} as const;
+
+/** Reads the shared options; null when --help was asked for (and printed). */
+function runtimeOptions(args: string[]) {
+  const { values } = parsing(() => parseArgs({ args, strict: true, options: RUNTIME_OPTIONS }));
   if (values.help) {
     process.stdout.write(USAGE);
-    return 0;
+    return null;
   }
   const profile = requireProfile(values.profile);
   if (typeof values.workspace !== "string") throw new UsageError("--workspace is required");
   if (values.approve !== "auto" && values.approve !== "deny")
     throw new UsageError("--approve must be auto or deny");
-  return runBatch({
+  return {
     workspace: values.workspace,
     profile,
     writeBack: values["write-back"] === true,
@@ -123,7 +131,17 @@ async function batchCommand(args: string[]): Promise<number> {
     networkAllowList: values["allow-net"] ?? [],
     input: process.stdin,
     output: process.stdout,
-  });
+  } as const;
+}
+
+async function batchCommand(args: string[]): Promise<number> {
+  const options = runtimeOptions(args);
+  return options ? runBatch(options) : 0;
+}
+
+async function mcpCommand(args: string[]): Promise<number> {
+  const options = runtimeOptions(args);
+  return options ? runMcp({ ...options, version: packageJson.version }) : 0;
 }
 
 function schemasCommand(args: string[]): number {

@@ -1,0 +1,82 @@
+import { createWriteStream, type WriteStream } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { MemoryArtifacts } from "../core/artifacts.ts";
+import { Runtime } from "../core/runtime.ts";
+import { gitShellCommand } from "../host/git-command.ts";
+import { PROFILES } from "../profiles/index.ts";
+import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
+import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
+import { diffSnapshots } from "../sandbox/snapshot.ts";
+import { readHostFolder, writeBackChanges } from "./host-folder.ts";
+
+export interface HostRuntimeOptions {
+  /** The folder on disk loaded into the embedded sandbox. */
+  workspace: string;
+  events?: string | undefined;
+  artifacts?: string | undefined;
+  approve: "auto" | "deny";
+  networkAllowList: string[];
+}
+
+export interface HostRuntime {
+  runtime: Runtime;
+  /** Writes the workspace's changes back to the folder when asked, flushes logs, frees the sandbox. */
+  finish(options: { writeBack: boolean }): Promise<void>;
+}
+
+/**
+ * The runtime the command line serves: a folder loaded into the embedded sandbox (with node, npm,
+ * npx and git), every profile, events and artifacts written to disk as they come.
+ */
+export async function openHostRuntime(options: HostRuntimeOptions): Promise<HostRuntime> {
+  const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
+    commands: [...createNodeCommands(), gitShellCommand(() => sandbox)],
+  });
+  const initial = await readHostFolder(options.workspace);
+  await sandbox.restore(initial);
+
+  const artifacts = new MemoryArtifacts();
+  const pendingWrites: Promise<void>[] = [];
+  if (options.artifacts) {
+    const folder = options.artifacts;
+    artifacts.onPut((path) => {
+      const target = join(folder, ...path.split("/"));
+      pendingWrites.push(
+        mkdir(dirname(target), { recursive: true }).then(() => writeFile(target, artifacts.get(path)!)),
+      );
+    });
+  }
+  const runtime = new Runtime({
+    sandbox,
+    profiles: [...PROFILES],
+    artifacts,
+    approver: async () => (options.approve === "auto" ? "allow" : "deny"),
+    settings: { networkAllowList: options.networkAllowList },
+    fetch: (input, init) => fetch(input, init),
+  });
+  let events: WriteStream | undefined;
+  if (options.events) {
+    await mkdir(dirname(options.events), { recursive: true });
+    events = createWriteStream(options.events, { flags: "w" });
+    const stream = events;
+    runtime.subscribe((event) => stream.write(`${JSON.stringify(event)}\n`));
+  }
+
+  return {
+    runtime,
+    async finish({ writeBack }) {
+      if (writeBack) {
+        const warnings = await writeBackChanges(
+          options.workspace,
+          diffSnapshots(initial, await sandbox.snapshot()),
+        );
+        for (const warning of warnings) process.stderr.write(`toolroom: ${warning}\n`);
+      }
+      await Promise.all(pendingWrites);
+      if (events) await new Promise<void>((resolve) => events.end(resolve));
+      await runtime.dispose();
+      await sandbox.dispose();
+    },
+  };
+}
