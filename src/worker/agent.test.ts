@@ -251,6 +251,14 @@ describe("a lesson handed to the model", () => {
     // The model's success is not the learner's progress.
     const progress = await api.lessons.progress();
     expect(progress[readingAndSearching.id]?.completed).toBe(false);
+
+    // "Let the model try again", from its own attempt: a fresh workspace replaces the old one.
+    const again = await api.lessons.handToAgent();
+    expect(again.status.results).toBeNull();
+    expect(await readText(api, "src/pricing.js")).toContain("percent > 1000");
+    const attempts = (await api.workspaces.list()).filter((info) => info.name.startsWith("Agent: "));
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]?.current).toBe(true);
   });
 });
 

@@ -581,7 +581,15 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         const db = requireStore();
         // One model attempt per lesson: a new hand-over starts it afresh.
         for (const meta of await db.listWorkspaces()) {
-          if (meta.origin === lessonAgentOrigin(lesson.id)) await db.deleteWorkspace(meta.id);
+          if (meta.origin !== lessonAgentOrigin(lesson.id)) continue;
+          // Trying again from the model's own attempt: close it before it goes.
+          if (meta.id === session?.meta.id) {
+            agent?.detach();
+            await session.close();
+            if (session.sandbox.kind === "embedded") await session.sandbox.dispose();
+            session = undefined;
+          }
+          await db.deleteWorkspace(meta.id);
         }
         const boot = await open(
           await create({
