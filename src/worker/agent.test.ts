@@ -7,6 +7,7 @@ import { decodeShareFragment } from "../session/share.ts";
 import { PRICING_FIX_PATCH } from "../test-support/lesson-fixtures.ts";
 import { seedFromStarter } from "../ui/starters/index.ts";
 import { type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
+import { WorkspaceStore } from "./store.ts";
 
 const KEY = "sk-test-0123456789abcdefghijklmnop";
 const boot: BootOptions = { sandbox: "embedded", firstWorkspace: seedFromStarter("node", "Node starter") };
@@ -294,5 +295,30 @@ describe("a person's calls recorded as a session", () => {
     await reloaded.workspaces.switch(starter!.id);
     await reloaded.sessions.stopRecording();
     expect(await reloaded.sessions.recording()).toBeNull();
+  });
+});
+
+describe("deleting a workspace", () => {
+  it("deletes what was kept for it too: its conversation, replay and recording", async () => {
+    const { api, settings, database } = await setup();
+    await api.agent.connect(settings);
+    await api.agent.send(FIX_FAILING_TEST.task);
+    await api.sessions.record("agentbench");
+    const starter = (await api.workspaces.list()).find((info) => info.current)!;
+    await api.sessions.openDemo("fix-failing-test");
+    const replayed = (await api.workspaces.list()).find((info) => info.current)!;
+    await api.sessions.step();
+
+    const store = await WorkspaceStore.open(database);
+    expect(await store.getSetting(`agent:${starter.id}`)).toBeDefined();
+    expect(await store.getSetting(`recording:${starter.id}`)).toBeDefined();
+    expect(await store.getSetting(`replay:${replayed.id}`)).toBeDefined();
+    await api.workspaces.delete(starter.id);
+    await api.workspaces.delete(replayed.id);
+    expect(await store.getSetting(`agent:${starter.id}`)).toBeUndefined();
+    expect(await store.getSetting(`recording:${starter.id}`)).toBeUndefined();
+    expect(await store.getSetting(`replay:${replayed.id}`)).toBeUndefined();
+    // Settings of the browser as a whole stay.
+    expect(await store.getSetting("currentWorkspace")).toBeDefined();
   });
 });

@@ -92,10 +92,15 @@ export class WorkspaceStore {
     return renamed;
   }
 
+  /** Deletes a workspace with everything kept for it, settings named `<kind>:<id>` included. */
   async deleteWorkspace(id: string): Promise<void> {
-    const tx = this.db.transaction(["workspaces", ...PER_WORKSPACE], "readwrite");
+    const tx = this.db.transaction(["workspaces", "settings", ...PER_WORKSPACE], "readwrite");
     void tx.objectStore("workspaces").delete(id);
     for (const store of PER_WORKSPACE) void tx.objectStore(store).delete(range(id));
+    const settings = tx.objectStore("settings");
+    for (const key of await settings.getAllKeys()) {
+      if (typeof key === "string" && key.endsWith(`:${id}`)) void settings.delete(key);
+    }
     await tx.done;
   }
 
