@@ -54,6 +54,8 @@ test.describe("agents and sessions", () => {
     await expect(results.last()).toHaveAttribute("data-error", "false");
     expect(await workspaceText(page, "src/cart.js")).toContain("item.priceCents * item.quantity");
     await expect(page.getByTestId("agent-tokens")).not.toContainText("0 in · 0 out");
+    // What the model was told is there to read, folded.
+    await expect(page.getByTestId("agent-system")).toContainText("AgentBench");
     // The profile's tools went out in OpenAI's format, with the key only in the Authorization header.
     const first = server.requests[0]!;
     expect(first.headers.authorization).toBe(`Bearer ${KEY}`);

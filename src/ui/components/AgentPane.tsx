@@ -213,7 +213,15 @@ export function Transcript({ entries }: { entries: readonly TranscriptEntry[] })
     <>
       {entries.map((entry, index) => {
         const key = `${index}:${entry.role}`;
-        if (entry.role === "system") return null;
+        if (entry.role === "system") {
+          // Shown folded: what the model was told is part of what a workshop looks at.
+          return (
+            <details key={key} className="turn system" data-testid="agent-system">
+              <summary className="system-summary">system prompt</summary>
+              <pre className="system-text">{entry.text}</pre>
+            </details>
+          );
+        }
         if (entry.role === "user") {
           return (
             <div key={key} className="turn user">
