@@ -61,7 +61,6 @@ export class WorkspaceSession {
   private pendingArtifacts = new Set<string>();
   private writes: Promise<void> = Promise.resolve();
   private flushTimer: ReturnType<typeof setTimeout> | undefined;
-  private currentRequest = "";
   /** The call running now, for the watchdog to record should it have to cut it off. */
   private currentCall: InterruptedCall | undefined;
   private callsInFlight = 0;
@@ -101,12 +100,7 @@ export class WorkspaceSession {
     });
     this.runtime.guards.push(({ tool, params }) => {
       const deadlineMs = typeof tool.deadlineMs === "function" ? tool.deadlineMs(params) : tool.deadlineMs;
-      this.hooks.onWatch({
-        requestId: this.currentRequest,
-        state: "running",
-        deadlineMs,
-        ...(this.currentCall ? { call: { ...this.currentCall, deadlineMs } } : {}),
-      });
+      this.watchRunning(this.currentCall?.request.request_id ?? "", deadlineMs);
     });
     this.runtime.subscribe((event) => this.record(event));
     artifacts.onPut((path) => {
@@ -312,13 +306,12 @@ export class WorkspaceSession {
 
   private record(event: ToolEvent): void {
     if (event.type === "tool_call_started") {
-      this.currentRequest = event.request_id ?? "";
       this.currentCall = {
         profile: typeof event.data?.profile === "string" ? event.data.profile : "",
         request: {
           tool: event.tool ?? "",
           params: (event.params ?? {}) as Record<string, unknown>,
-          request_id: this.currentRequest,
+          request_id: event.request_id ?? "",
         },
         deadlineMs: 0,
         startedAt: event.ts,
@@ -335,6 +328,16 @@ export class WorkspaceSession {
     this.hooks.onEvent(event);
   }
 
+  /** Tells the watchdog a call runs against its deadline, with what to record if it must cut it off. */
+  private watchRunning(requestId: string, deadlineMs: number): void {
+    this.hooks.onWatch({
+      requestId,
+      state: "running",
+      deadlineMs,
+      ...(this.currentCall ? { call: { ...this.currentCall, deadlineMs } } : {}),
+    });
+  }
+
   private async approve(request: ApprovalRequest): Promise<ApprovalDecision> {
     this.hooks.onWatch({ requestId: request.requestId, state: "waiting" });
     const asked = this.hooks.askApproval(request);
@@ -346,12 +349,7 @@ export class WorkspaceSession {
     if (tool && decision !== "deny") {
       const deadlineMs =
         typeof tool.deadlineMs === "function" ? tool.deadlineMs(request.params) : tool.deadlineMs;
-      this.hooks.onWatch({
-        requestId: request.requestId,
-        state: "running",
-        deadlineMs,
-        ...(this.currentCall ? { call: { ...this.currentCall, deadlineMs } } : {}),
-      });
+      this.watchRunning(request.requestId, deadlineMs);
     }
     return decision;
   }
