@@ -1,6 +1,6 @@
 import { proxy } from "comlink";
 import { useSyncExternalStore } from "react";
-import type { AgentRunSummary, AgentUpdate } from "../agent/controller.ts";
+import type { AgentRunSummary } from "../agent/controller.ts";
 import type { ProviderSettings } from "../agent/provider.ts";
 import { loadProviderSettings, saveProviderSettings } from "../agent/settings.ts";
 import type { AssistantEntry, TranscriptEntry } from "../agent/transcript.ts";
@@ -15,6 +15,7 @@ import { bootWebContainer } from "../sandbox/webcontainer/boot.ts";
 import type { SessionFile } from "../session/format.ts";
 import { loadSessionFromUrl, type ShareResult } from "../session/share.ts";
 import type {
+  AgentPaneUpdate,
   AgentState,
   BackendChoice,
   BootResult,
@@ -346,7 +347,6 @@ export class AppModel {
       replay,
       demos,
       recording,
-
       filesVersion: this.state.filesVersion + 1,
       eventsVersion: this.state.eventsVersion + 1,
       sessionVersion: this.state.sessionVersion + 1,
@@ -802,7 +802,7 @@ export class AppModel {
     }
   }
 
-  private onAgentUpdate(update: AgentUpdate): void {
+  private onAgentUpdate(update: AgentPaneUpdate): void {
     const live = this.state.agentLive ?? { text: "", calling: null, iteration: 0 };
     const agent = this.state.agent;
     switch (update.type) {
@@ -820,13 +820,19 @@ export class AppModel {
           const transcript: TranscriptEntry[] = [...agent.transcript, update.entry];
           const usage = addUsage(agent.usage, update.entry);
           this.set({
-            agent: { ...agent, transcript, usage, recorded: true },
+            agent: { ...agent, transcript, usage },
             ...(update.entry.role === "assistant" ? { agentLive: { ...live, text: "" } } : {}),
           });
         }
         break;
       case "status":
         if (agent) this.set({ agent: { ...agent, status: update.status } });
+        break;
+      case "save_failed":
+        this.notify(
+          "error",
+          `The conversation could not be stored in this browser (${update.message}); it will not survive a reload. Export it from the Sessions menu to keep it, or free some storage.`,
+        );
         break;
       case "finished":
       case "reset":

@@ -1,9 +1,15 @@
 import { proxy, type Remote, wrap } from "comlink";
-import type { AgentUpdate } from "../agent/controller.ts";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
 import type { SandboxPort } from "../sandbox/port.ts";
-import type { BootOptions, BootResult, CallRequest, WatchNotice, WorkerApi } from "../worker/api.ts";
+import type {
+  AgentPaneUpdate,
+  BootOptions,
+  BootResult,
+  CallRequest,
+  WatchNotice,
+  WorkerApi,
+} from "../worker/api.ts";
 
 /** The runtime's own grace past a tool's deadline (Runtime's default deadlineGraceMs). */
 const RUNTIME_GRACE_MS = 1000;
@@ -56,7 +62,7 @@ export class WorkerHost {
   private readonly inflight = new Map<string, InFlight>();
   private readonly eventListeners = new Set<(event: ToolEvent) => void>();
   private readonly restartListeners = new Set<(restart: Restart) => void>();
-  private readonly agentListeners = new Set<(update: AgentUpdate) => void>();
+  private readonly agentListeners = new Set<(update: AgentPaneUpdate) => void>();
   private prompt: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | undefined;
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private restarting: Promise<BootResult> | undefined;
@@ -78,7 +84,7 @@ export class WorkerHost {
   }
 
   /** Updates of the agent's runs (text as it streams, calls, the end); kept across worker restarts. */
-  onAgentUpdate(listener: (update: AgentUpdate) => void): () => void {
+  onAgentUpdate(listener: (update: AgentPaneUpdate) => void): () => void {
     this.agentListeners.add(listener);
     return () => this.agentListeners.delete(listener);
   }
@@ -150,7 +156,7 @@ export class WorkerHost {
     await api.subscribe(proxy((event: ToolEvent) => this.emit(event)));
     await api.watch(proxy((notice: WatchNotice) => this.onWatch(notice)));
     await api.agent.subscribe(
-      proxy((update: AgentUpdate) => {
+      proxy((update: AgentPaneUpdate) => {
         for (const listener of this.agentListeners) listener(update);
       }),
     );

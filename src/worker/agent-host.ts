@@ -25,9 +25,10 @@ export interface AgentState {
   provider: Omit<ProviderSettings, "apiKey"> | null;
   transcript: TranscriptEntry[];
   usage: TokenUsage;
-  /** A recording exists: the conversation can be exported or shared. */
-  recorded: boolean;
 }
+
+/** What the agent pane hears: a run's updates, and a conversation this browser failed to store. */
+export type AgentPaneUpdate = AgentUpdate | { type: "save_failed"; message: string };
 
 interface StoredConversation {
   conversation: ConversationState;
@@ -37,7 +38,7 @@ interface StoredConversation {
 const conversationKey = (workspaceId: string) => `agent:${workspaceId}`;
 
 /** The profile a new conversation starts with. */
-export const DEFAULT_AGENT_PROFILE = "agentbench";
+const DEFAULT_AGENT_PROFILE = "agentbench";
 
 /**
  * The agent of the open workspace: one AgentController over its runtime, its conversation kept in
@@ -47,17 +48,18 @@ export const DEFAULT_AGENT_PROFILE = "agentbench";
 export class AgentHost {
   private controller: AgentController | null = null;
   private settings: ProviderSettings | null = null;
-  private listener: ((update: AgentUpdate) => void) | undefined;
+  private listener: ((update: AgentPaneUpdate) => void) | undefined;
   private unsubscribe: (() => void) | undefined;
 
   constructor(
     private readonly store: WorkspaceStore,
     private readonly fetch: FetchLike,
-    private readonly onSaveError: (error: unknown) => void = () => undefined,
   ) {}
 
-  /** Called for every workspace that opens: its conversation, if it had one, is taken up again. */
-  /** `tools`: per profile, the only tools the model gets (a lesson's workspace). */
+  /**
+   * Called for every workspace that opens: its conversation, if it had one, is taken up again.
+   * `tools`: per profile, the only tools the model gets (a lesson's workspace).
+   */
   async attach(
     session: WorkspaceSession,
     sandbox: string,
@@ -83,7 +85,6 @@ export class AgentHost {
         await controller.saved();
         return session.call(profile, call);
       },
-
       store: {
         async saveRecording(next) {
           recording = next;
@@ -95,7 +96,12 @@ export class AgentHost {
           });
         },
       },
-      onSaveError: this.onSaveError,
+      // The conversation lives on in memory; the pane says it will not survive a reload.
+      onSaveError: (error) =>
+        this.listener?.({
+          type: "save_failed",
+          message: error instanceof Error ? error.message : String(error),
+        }),
       ...(stored ? { restore: stored } : {}),
     });
     if (this.settings) controller.configure(this.settings);
@@ -112,7 +118,7 @@ export class AgentHost {
   }
 
   /** One listener: the page's agent pane. */
-  setListener(listener: ((update: AgentUpdate) => void) | undefined): void {
+  setListener(listener: ((update: AgentPaneUpdate) => void) | undefined): void {
     this.listener = listener;
   }
 
@@ -132,7 +138,6 @@ export class AgentHost {
       provider: this.settings ? withoutKey(this.settings) : null,
       transcript: [...controller.transcript],
       usage: controller.usage,
-      recorded: controller.transcript.length > 0,
     };
   }
 
@@ -167,11 +172,6 @@ export class AgentHost {
 
   share(pageUrl: string): ShareResult {
     return this.require().share(pageUrl);
-  }
-
-  /** Resolves when the conversation so far is stored. */
-  saved(): Promise<void> {
-    return this.controller?.saved() ?? Promise.resolve();
   }
 
   private require(): AgentController {

@@ -1,12 +1,11 @@
 import "fake-indexeddb/auto";
 import { describe, expect, it } from "vitest";
-import type { AgentUpdate } from "../agent/controller.ts";
 import { scriptedFetch, type WireFormat } from "../agent/testing/scripted-model.ts";
 import { FIX_FAILING_TEST } from "../session/demos/scenarios.ts";
 import { decodeShareFragment } from "../session/share.ts";
 import { PRICING_FIX_PATCH } from "../test-support/lesson-fixtures.ts";
 import { seedFromStarter } from "../ui/starters/index.ts";
-import { type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
+import { type AgentPaneUpdate, type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
 import { WorkspaceStore } from "./store.ts";
 
 const KEY = "sk-test-0123456789abcdefghijklmnop";
@@ -41,7 +40,7 @@ describe("the agent in the worker", () => {
   for (const format of ["openai", "anthropic"] as const) {
     it(`fixes the Node starter's failing test through ${format}-format tool calls, streaming as it goes`, async () => {
       const { api, settings } = await setup(format);
-      const updates: AgentUpdate[] = [];
+      const updates: AgentPaneUpdate[] = [];
       await api.agent.subscribe((update) => void updates.push(update));
       await api.agent.connect(settings);
       const summary = await api.agent.send(FIX_FAILING_TEST.task);
@@ -185,6 +184,25 @@ describe("the agent in the worker", () => {
     expect(result).toMatchObject({ tool: "run", isError: true });
     expect(result?.role === "tool" && result.content).toMatch(/approval_denied|denied/u);
     expect(await readText(api, "README.md")).not.toContain("hacked");
+  });
+
+  it("tells the pane when the conversation cannot be stored, and the run goes on", async () => {
+    const { api, settings } = await setup();
+    const updates: AgentPaneUpdate[] = [];
+    await api.agent.subscribe((update) => void updates.push(update));
+    await api.agent.connect(settings);
+    const setSetting = WorkspaceStore.prototype.setSetting;
+    WorkspaceStore.prototype.setSetting = async function (key: string, value: unknown) {
+      if (key.startsWith("agent:")) throw new Error("QuotaExceededError");
+      return setSetting.call(this, key, value);
+    };
+    try {
+      const summary = await api.agent.send(FIX_FAILING_TEST.task);
+      expect(summary.stopReason).toBe("done");
+    } finally {
+      WorkspaceStore.prototype.setSetting = setSetting;
+    }
+    expect(updates).toContainEqual({ type: "save_failed", message: "QuotaExceededError" });
   });
 
   it("turns malformed tool calls into tool errors the model sees, and goes on", async () => {

@@ -1,5 +1,5 @@
 import { type ProxyMarked, proxy, type Remote } from "comlink";
-import type { AgentRunSummary, AgentUpdate } from "../agent/controller.ts";
+import type { AgentRunSummary } from "../agent/controller.ts";
 import type { FetchLike, ProviderSettings } from "../agent/provider.ts";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
@@ -15,7 +15,7 @@ import { DEMO_SESSIONS } from "../session/demos/index.ts";
 import { parseSession, type SessionFile } from "../session/format.ts";
 import type { ShareResult } from "../session/share.ts";
 import { initRepository } from "../tools/git/commit.ts";
-import { AgentHost, type AgentState } from "./agent-host.ts";
+import { AgentHost, type AgentPaneUpdate, type AgentState } from "./agent-host.ts";
 import { EDITOR_PROFILE, editorProfile } from "./editor-profile.ts";
 import {
   type LessonComparison,
@@ -48,7 +48,7 @@ import {
 import { WorkspaceSession } from "./workspace-session.ts";
 import { zipWorkspace } from "./zip.ts";
 
-export type { AgentState } from "./agent-host.ts";
+export type { AgentPaneUpdate, AgentState } from "./agent-host.ts";
 export type { RecordingInfo } from "./recording-host.ts";
 export type { ReplayStatus, ReplayStepView } from "./replay-host.ts";
 export type * from "./types.ts";
@@ -172,7 +172,7 @@ export interface WorkerApi {
 
   agent: Namespace<{
     /** The agent pane hears every update of a run here (text as it streams, calls, the end). */
-    subscribe(listener: (update: AgentUpdate) => void): Promise<void>;
+    subscribe(listener: (update: AgentPaneUpdate) => void): Promise<void>;
     state(): Promise<AgentState>;
     /** Connects a model; the key stays in the worker's memory and is never stored or logged here. */
     connect(settings: ProviderSettings): Promise<AgentState>;
@@ -236,7 +236,7 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
 
   let lessons: LessonHost | undefined;
   let agent: AgentHost | undefined;
-  let agentListener: ((update: AgentUpdate) => void) | undefined;
+  let agentListener: ((update: AgentPaneUpdate) => void) | undefined;
   let replays: ReplayHost | undefined;
   const requireReplays = (): ReplayHost => {
     if (!replays) throw new Error("No workspace is open yet; call boot() first.");

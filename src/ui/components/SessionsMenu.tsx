@@ -8,7 +8,8 @@ import { DemoList } from "./DemoList.tsx";
 /** Demo sessions to play, a session file to import, and the agent's conversation to export or share. */
 export function SessionsMenu() {
   const model = getModel();
-  const recorded = useAppState((state) => state.agent?.recorded ?? false);
+  // A conversation with anything in it has been recorded as a session.
+  const recorded = useAppState((state) => (state.agent?.transcript.length ?? 0) > 0);
   const recording = useAppState((state) => state.recording);
   const upload = useRef<HTMLInputElement>(null);
   const menu = useRef<HTMLDetailsElement>(null);
