@@ -579,18 +579,9 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         const lesson = lessons?.current()?.lesson;
         if (!lesson) throw new Error("No lesson is open. Open one from the Lessons menu first.");
         const db = requireStore();
-        // One model attempt per lesson: a new hand-over starts it afresh.
-        for (const meta of await db.listWorkspaces()) {
-          if (meta.origin !== lessonAgentOrigin(lesson.id)) continue;
-          // Trying again from the model's own attempt: close it before it goes.
-          if (meta.id === session?.meta.id) {
-            agent?.detach();
-            await session.close();
-            if (session.sandbox.kind === "embedded") await session.sandbox.dispose();
-            session = undefined;
-          }
-          await db.deleteWorkspace(meta.id);
-        }
+        const earlier = (await db.listWorkspaces()).filter(
+          (meta) => meta.origin === lessonAgentOrigin(lesson.id),
+        );
         const boot = await open(
           await create({
             name: `Agent: ${lesson.title}`,
@@ -598,6 +589,8 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
             files: { files: {} },
           }),
         );
+        // One model attempt per lesson: the earlier one goes once the new one is open (and it closed).
+        for (const meta of earlier) await db.deleteWorkspace(meta.id);
         const status = await lessons!.start(current(), lesson, { byAgent: true });
         const profile = lesson.profiles[0]!.profile;
         await agent!.attach(current(), boot.backend, lessonTools());
@@ -608,8 +601,9 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         const lesson = lessons?.current()?.lesson;
         if (!lesson) throw new Error("No lesson is open. Open one from the Lessons menu first.");
         const db = requireStore();
+        const workspaces = await db.listWorkspaces();
         const attemptIn = async (origin: string) => {
-          const meta = (await db.listWorkspaces()).find((candidate) => candidate.origin === origin);
+          const meta = workspaces.find((candidate) => candidate.origin === origin);
           if (!meta) return null;
           const events = meta.id === session?.meta.id ? current().events() : await db.loadEvents(meta.id);
           return lessons!.attempt(meta.id, events);

@@ -155,11 +155,6 @@ export class LessonHost {
     return (await this.store.getSetting<Record<string, LessonProgress>>(PROGRESS_KEY)) ?? {};
   }
 
-  /** Whether the open lesson workspace is a model's attempt rather than the learner's. */
-  get agentAttempt(): boolean {
-    return this.byAgent;
-  }
-
   /** The calls and check results of an attempt made in a workspace, from its log (`events`). */
   async attempt(workspaceId: string, events: readonly ToolEvent[]): Promise<LessonAttempt | null> {
     const stored = await this.store.getSetting<StoredLesson>(lessonKey(workspaceId));
