@@ -1,4 +1,5 @@
 import type { TranscriptEntry } from "../agent/transcript.ts";
+import type { ToolCall } from "../core/profile.ts";
 import type { ApprovalDecision, ApprovalRequest } from "../core/runtime.ts";
 import { formatDivergence } from "../session/compare.ts";
 import type { SessionFile } from "../session/format.ts";
@@ -61,12 +62,11 @@ export class ReplayHost {
 
   /** Starts replaying `session` in the workspace just opened for it. */
   async start(session: SessionFile, workspace: WorkspaceSession): Promise<ReplayStatus> {
-    this.approver = recordedApprover(session.events);
-    this.replay = await SessionReplay.start(session, {
+    const replay = await SessionReplay.start(session, {
+      ...this.options(workspace),
       createRuntime: async () => workspace.runtime,
-      invoke: (profile, call) => workspace.call(profile, call),
     });
-    this.workspaceId = workspace.meta.id;
+    this.take(workspace, replay);
     await this.save();
     return this.status()!;
   }
@@ -77,10 +77,20 @@ export class ReplayHost {
     this.forget();
     const stored = await this.store.getSetting<StoredReplay>(replayKey(workspace.meta.id));
     if (!stored) return;
-    this.approver = recordedApprover(stored.session.events);
-    this.replay = SessionReplay.resume(stored.session, workspace.runtime, stored.progress, {
-      invoke: (profile, call) => workspace.call(profile, call),
-    });
+    this.take(
+      workspace,
+      SessionReplay.resume(stored.session, workspace.runtime, stored.progress, this.options(workspace)),
+    );
+  }
+
+  /** Calls go through the workspace, so each one's log is stored before the next. */
+  private options(workspace: WorkspaceSession) {
+    return { invoke: (profile: string, call: ToolCall) => workspace.call(profile, call) };
+  }
+
+  private take(workspace: WorkspaceSession, replay: SessionReplay): void {
+    this.replay = replay;
+    this.approver = recordedApprover(replay.session.events);
     this.workspaceId = workspace.meta.id;
   }
 
@@ -115,11 +125,9 @@ export class ReplayHost {
 
   /** Replays every step left; `onStep` hears after each (the bar shows progress). */
   async play(onStep?: (status: ReplayStatus) => void): Promise<ReplayStatus> {
-    const replay = this.require();
-    while (!replay.done) {
-      await replay.step();
-      await this.save();
-      onStep?.(this.status()!);
+    while (!this.require().done) {
+      const status = await this.step();
+      onStep?.(status);
     }
     return this.status()!;
   }
