@@ -349,6 +349,9 @@ describe("toolroom replay", () => {
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain("This session file cannot be opened");
     expect((await toolroom(["replay"])).code).toBe(2);
+    const noSession = await toolroom(["replay", "https://toolroom.example/"]);
+    expect(noSession.code).toBe(2);
+    expect(noSession.stderr).toContain("It holds no session");
   });
 });
 

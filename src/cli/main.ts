@@ -28,7 +28,7 @@ Usage:
       written back when stdin closes. For desktop agents: command "npx", args ["toolroom", "mcp", …].
 
   toolroom replay SESSION [--json]
-      Replays a session (a .json file, or a share link with #s=) on its initial workspace and
+      Replays a session (a .json file, a share link with #s=, or ?session=URL) on its initial workspace and
       checks each call's result against the recorded one. Exits 0 when all match, 1 when any
       diverged (each divergence is printed), 2 when the session cannot be read.
 

@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { formatDivergence } from "../session/compare.ts";
-import { parseSession, type SessionFile } from "../session/format.ts";
+import { parseSession, type SessionFile, SessionFormatError } from "../session/format.ts";
 import { replaySession } from "../session/replay.ts";
-import { decodeShareFragment } from "../session/share.ts";
+import { loadSessionFromUrl } from "../session/share.ts";
 
 export interface ReplayCommandOptions {
   /** A session file's path, or a share link (anything holding `#s=`). */
@@ -12,11 +12,15 @@ export interface ReplayCommandOptions {
   output: NodeJS.WritableStream;
 }
 
-/** Reads a session from a file or a share link. */
-export async function readSessionSource(source: string, profiles: readonly string[]): Promise<SessionFile> {
-  const fragment = source.indexOf("#s=");
-  if (fragment >= 0) return decodeShareFragment(source.slice(fragment + 3), { profiles });
-  return parseSession(await readFile(source, "utf8"), { profiles });
+/** Reads a session from a file, or from a link as the app opens one (#s=… or ?session=https://…). */
+async function readSessionSource(source: string, profiles: readonly string[]): Promise<SessionFile> {
+  if (!/^https?:\/\//iu.test(source)) return parseSession(await readFile(source, "utf8"), { profiles });
+  const session = await loadSessionFromUrl(source, { fetch: (input, init) => fetch(input, init), profiles });
+  if (session) return session;
+  throw new SessionFormatError(
+    ["It holds no session: a share link has #s=…, a link to a session file ?session=https://…."],
+    `${source} cannot be opened:`,
+  );
 }
 
 /**
