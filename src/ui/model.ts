@@ -324,7 +324,8 @@ export class AppModel {
       api.lessons.progress(),
       api.agent.state(),
       api.sessions.status(),
-      api.sessions.demos(),
+      // The demos never change: asked for once.
+      this.state.demos.length > 0 ? this.state.demos : api.sessions.demos(),
       api.sessions.recording(),
     ]);
     this.files.clear();
