@@ -1,3 +1,4 @@
+import { InMemoryFs } from "just-bash";
 import { describe, expect, it } from "vitest";
 import { diffSnapshots, recordBySnapshots } from "../snapshot.ts";
 import { EmbeddedSandbox } from "./embedded-sandbox.ts";
@@ -65,5 +66,36 @@ describe("recording changes through the filesystem", () => {
     expect(await finish()).toEqual([]);
     await sandbox.exec("echo later > later.txt");
     expect(await finish()).toEqual([]);
+  });
+});
+
+describe("folder listings from the children index", () => {
+  /** just-bash's own listing, which scans every path: the reference the index must match. */
+  const scanned = (sandbox: EmbeddedSandbox, path: string) =>
+    InMemoryFs.prototype.readdirWithFileTypes.call(sandbox.fs, path);
+
+  for (const script of SCRIPTS) {
+    it(`lists every folder as just-bash's scan does after: ${script}`, async () => {
+      const sandbox = await fixture();
+      await sandbox.exec(script);
+      const folders = ["/", "/workspace", "/tmp"];
+      for (let index = 0; index < folders.length; index++) {
+        const folder = folders[index]!;
+        const listed = await sandbox.fs.readdirWithFileTypes(folder);
+        expect(listed).toEqual(await scanned(sandbox, folder));
+        expect(await sandbox.fs.readdir(folder)).toEqual(listed.map((entry) => entry.name));
+        for (const entry of listed)
+          if (entry.isDirectory) folders.push(folder === "/" ? `/${entry.name}` : `${folder}/${entry.name}`);
+      }
+    });
+  }
+
+  it("lists through a symlinked folder and unnormalized paths as just-bash does", async () => {
+    const sandbox = await fixture();
+    await sandbox.exec("ln -s dir linked");
+    for (const path of ["/workspace/linked", "/workspace/dir/", "/workspace/./dir", "/workspace/dir/sub/.."])
+      expect(await sandbox.fs.readdirWithFileTypes(path)).toEqual(await scanned(sandbox, path));
+    await expect(sandbox.fs.readdir("/workspace/existing.txt")).rejects.toThrow(/ENOTDIR/u);
+    await expect(sandbox.fs.readdir("/workspace/missing")).rejects.toThrow(/ENOENT/u);
   });
 });

@@ -5,6 +5,59 @@ import type { SnapshotEntry, WorkspaceChange } from "../types.ts";
 
 type FileContent = Parameters<InMemoryFs["writeFile"]>[1];
 type WriteOptions = Parameters<InMemoryFs["writeFile"]>[2];
+type Dirent = Awaited<ReturnType<InMemoryFs["readdirWithFileTypes"]>>[number];
+type Entry = { type: "file" | "directory" | "symlink" };
+
+/**
+ * just-bash keeps every path of its filesystem in one Map and lists a folder by scanning all of
+ * it; this Map also keeps each folder's children, so a listing costs the folder's size.
+ */
+class PathMap extends Map<string, Entry> {
+  readonly children = new Map<string, Set<string>>();
+
+  override set(key: string, value: Entry): this {
+    if (!super.has(key) && key !== "/") {
+      const slash = key.lastIndexOf("/");
+      const parent = slash <= 0 ? "/" : key.slice(0, slash);
+      const names = this.children.get(parent) ?? new Set<string>();
+      names.add(key.slice(slash + 1));
+      this.children.set(parent, names);
+    }
+    return super.set(key, value);
+  }
+
+  override delete(key: string): boolean {
+    if (!super.delete(key)) return false;
+    const slash = key.lastIndexOf("/");
+    const parent = slash <= 0 ? "/" : key.slice(0, slash);
+    const names = this.children.get(parent);
+    names?.delete(key.slice(slash + 1));
+    if (names?.size === 0) this.children.delete(parent);
+    return true;
+  }
+
+  override clear(): void {
+    super.clear();
+    this.children.clear();
+  }
+}
+
+/** An absolute path just-bash would not rewrite: no ".", "..", empty segment, trailing slash or NUL. */
+function isNormalized(path: string): boolean {
+  if (path === "/") return true;
+  return (
+    path.startsWith("/") &&
+    !path.endsWith("/") &&
+    !path.includes("//") &&
+    !path.includes("/./") &&
+    !path.includes("/../") &&
+    !path.endsWith("/.") &&
+    !path.endsWith("/..") &&
+    !path.includes("\0")
+  );
+}
+
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * just-bash's in-memory filesystem, able to record what changes under one folder: before the
@@ -15,6 +68,38 @@ type WriteOptions = Parameters<InMemoryFs["writeFile"]>[2];
 export class RecordingFs extends InMemoryFs {
   private root = "/workspace";
   private recording: Map<string, Map<string, SnapshotEntry>> | null = null;
+  private readonly paths: PathMap;
+
+  constructor(...options: ConstructorParameters<typeof InMemoryFs>) {
+    super(...options);
+    const self = this as unknown as { data: Map<string, Entry> };
+    const paths = new PathMap();
+    for (const [path, entry] of self.data) paths.set(path, entry);
+    self.data = paths;
+    this.paths = paths;
+  }
+
+  /** A folder's entries in name order, from the children index (just-bash's own scans every path). */
+  override async readdirWithFileTypes(path: string): Promise<Dirent[]> {
+    const folder = isNormalized(path) ? this.paths.get(path) : undefined;
+    if (folder?.type !== "directory") return super.readdirWithFileTypes(path);
+    const prefix = path === "/" ? "/" : `${path}/`;
+    return [...(this.paths.children.get(path) ?? [])].sort(byName).map((name) => {
+      const type = this.paths.get(`${prefix}${name}`)!.type;
+      return {
+        name,
+        isFile: type === "file",
+        isDirectory: type === "directory",
+        isSymbolicLink: type === "symlink",
+      };
+    });
+  }
+
+  override async readdir(path: string): Promise<string[]> {
+    const folder = isNormalized(path) ? this.paths.get(path) : undefined;
+    if (folder?.type !== "directory") return super.readdir(path);
+    return [...(this.paths.children.get(path) ?? [])].sort(byName);
+  }
 
   setRoot(root: string): void {
     this.root = root;
@@ -124,7 +209,7 @@ export class RecordingFs extends InMemoryFs {
         entries.set(relative, { path: relative, type: "symlink", target: await super.readlink(absolute) });
       else if (stat.isDirectory) {
         entries.set(relative, { path: relative, type: "directory" });
-        for (const name of await super.readdir(absolute)) await visit(`${absolute}/${name}`);
+        for (const name of await this.readdir(absolute)) await visit(`${absolute}/${name}`);
       } else {
         entries.set(relative, {
           path: relative,
