@@ -35,6 +35,7 @@ const viewer: Profile = {
     },
   ],
   envelope: {
+    failed: (envelope) => (envelope as { success: boolean }).success === false,
     success: (_call, data) => ({ success: true, ...(data as object) }),
     failure: (_call, failure) => ({ success: false, error: failure.message }),
   },

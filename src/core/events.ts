@@ -11,7 +11,10 @@ export interface ToolEvent {
   tool?: string;
   params?: unknown;
   status?: "success" | "error";
+  /** How long the call ran (tool_call_finished), without any wait for a person's approval. */
   duration_sec?: number;
+  /** How long a tool_call_finished call waited for a person's approval; only when it asked. */
+  approval_wait_sec?: number;
   data?: Record<string, unknown>;
 }
 

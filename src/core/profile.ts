@@ -71,6 +71,12 @@ export interface CallInfo {
 export interface Envelope {
   success(call: CallInfo, data: unknown): unknown;
   failure(call: CallInfo, failure: ToolFailure): unknown;
+  /**
+   * Whether an envelope of this dialect reports a failed call, by the dialect's own notion
+   * (`success: false`, `ok: false`, `status: "error"`, an `error` object): a tool that ran but
+   * answered a failure (a command's non-zero exit, where the dialect counts it so) is an error.
+   */
+  failed(envelope: unknown): boolean;
 }
 
 /** A normalised call: every dialect's call shape is turned into this. */

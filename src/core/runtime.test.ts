@@ -71,6 +71,7 @@ function testProfile(overrides: Partial<Profile> = {}): Profile {
     symlinks: "block",
     approval: { write: "ask", command: "auto" },
     envelope: {
+      failed: (envelope) => (envelope as { ok: boolean }).ok === false,
       success: (call, data) => ({ ok: true, id: call.requestId, data }),
       failure: (call, failure) => ({
         ok: false,
@@ -237,6 +238,27 @@ describe("approve", () => {
       "approval_requested",
       "approval_denied",
     ]);
+  });
+
+  it("times the call without the wait for the person's answer, and records the wait apart", async () => {
+    const { runtime } = await setup({
+      approver: () => new Promise((resolve) => setTimeout(() => resolve("allow"), 400)),
+    });
+    const before = performance.now();
+    const outcome = await runtime.invoke("test", { tool: "write", params: { path: "a.txt", content: "1" } });
+    const elapsedSec = (performance.now() - before) / 1000;
+    expect(outcome.approvalWaitSec).toBeGreaterThanOrEqual(0.39);
+    expect(outcome.durationSec + outcome.approvalWaitSec!).toBeLessThanOrEqual(elapsedSec + 0.001);
+    expect(outcome.durationSec).toBeLessThanOrEqual(elapsedSec - 0.39);
+    const finished = runtime.events.all().find((event) => event.type === "tool_call_finished");
+    expect(finished).toMatchObject({
+      duration_sec: outcome.durationSec,
+      approval_wait_sec: outcome.approvalWaitSec,
+    });
+    // A call that asked nobody has no wait to report.
+    const read = await runtime.invoke("test", { tool: "echo", params: { text: "x" } });
+    expect(read.approvalWaitSec).toBeUndefined();
+    expect(runtime.events.all().at(-1)).not.toHaveProperty("approval_wait_sec");
   });
 
   it("remembers 'always for this tool'", async () => {
@@ -424,5 +446,26 @@ describe("dispose", () => {
     await runtime.dispose();
     await call;
     expect(disposed).toEqual(["call finished", "thing"]);
+  });
+});
+
+describe("status", () => {
+  it("follows the dialect's own notion of failure: an envelope the dialect calls failed is an error", async () => {
+    const base = testProfile();
+    const { runtime } = await setup(
+      {},
+      testProfile({
+        envelope: {
+          ...base.envelope,
+          // A dialect that answers a tool's own "no" as a result (as baseagent does for exit 1).
+          success: (call, data) => ({ ok: (data as { echoed: string }).echoed !== "no", id: call.requestId }),
+        },
+      }),
+    );
+    const yes = await runtime.invoke("test", { tool: "echo", params: { text: "yes" } });
+    const no = await runtime.invoke("test", { tool: "echo", params: { text: "no" } });
+    expect([yes.status, no.status]).toEqual(["success", "error"]);
+    const finished = runtime.events.all().filter((event) => event.type === "tool_call_finished");
+    expect(finished.map((event) => event.status)).toEqual(["success", "error"]);
   });
 });

@@ -79,7 +79,10 @@ export interface CallOutcome {
   step: number;
   requestId: string;
   tool: string;
+  /** How long the call ran, without the time it waited for a person's approval. */
   durationSec: number;
+  /** How long it waited for a person's approval, when it asked for one. */
+  approvalWaitSec?: number;
   data?: unknown;
   failure?: { code: string; message: string; details?: Record<string, unknown> };
   changes: FileChange[];
@@ -232,6 +235,7 @@ export class Runtime {
       endedAt: startedAt,
     };
     let changes: FileChange[] = [];
+    const waited = { ms: 0, asked: false };
     try {
       profile = this.profile(profileName);
       const tool = profile.tools.find((candidate) => candidate.name === raw.tool);
@@ -249,7 +253,17 @@ export class Runtime {
       }
       for (const guard of this.guards) await guard({ profile: profile.name, tool, params });
       await tool.guard?.(params, { sandbox: this.sandbox });
-      await this.approve(profile, tool, requestId, params);
+      waited.asked = this.approvalMode(profile, tool) === "ask";
+      const askedAt = performance.now();
+      try {
+        await this.approve(profile, tool, requestId, params);
+      } finally {
+        if (waited.asked) {
+          waited.ms = performance.now() - askedAt;
+          // Execution begins once the person has answered: the wait is not the tool's time.
+          info = { ...info, startedAt: this.clock.now() };
+        }
+      }
 
       const recordsChanges = tool.kind !== "read" && (this.trackChanges || this.changeGuards.length > 0);
       const finishRecording = recordsChanges ? await this.recordChanges() : null;
@@ -278,14 +292,16 @@ export class Runtime {
       if (failure) throw failure;
       info = { ...info, endedAt: this.clock.now() };
       const envelope = profile.envelope.success(info, data);
-      return this.finish(info, started, { envelope, status: "success", data, changes });
+      // The dialect's own notion of failure: a baseagent command that exits 1 answers success: false.
+      const status = profile.envelope.failed(envelope) ? "error" : "success";
+      return this.finish(info, started, waited, { envelope, status, data, changes });
     } catch (error) {
       const failure = asToolFailure(error);
       info = { ...info, endedAt: this.clock.now() };
       const envelope = profile
         ? profile.envelope.failure(info, failure)
         : { status: "error", error: { error_type: failure.code, message: failure.message } };
-      return this.finish(info, started, {
+      return this.finish(info, started, waited, {
         envelope,
         status: "error",
         failure: {
@@ -318,17 +334,28 @@ export class Runtime {
   private finish(
     info: CallInfo,
     started: number,
-    outcome: Omit<CallOutcome, "step" | "requestId" | "tool" | "durationSec">,
+    waited: { ms: number; asked: boolean },
+    outcome: Omit<CallOutcome, "step" | "requestId" | "tool" | "durationSec" | "approvalWaitSec">,
   ): CallOutcome {
-    const durationSec = Math.round((performance.now() - started) * 1000) / 1_000_000;
+    const seconds = (ms: number) => Math.round(ms * 1000) / 1_000_000;
+    const durationSec = seconds(performance.now() - started - waited.ms);
+    const approvalWaitSec = waited.asked ? seconds(waited.ms) : undefined;
     this.events.emit("tool_call_finished", {
       request_id: info.requestId,
       tool: info.tool,
       status: outcome.status,
       duration_sec: durationSec,
+      ...(approvalWaitSec !== undefined ? { approval_wait_sec: approvalWaitSec } : {}),
       data: { envelope: outcome.envelope, step: info.step },
     });
-    return { ...outcome, step: info.step, requestId: info.requestId, tool: info.tool, durationSec };
+    return {
+      ...outcome,
+      step: info.step,
+      requestId: info.requestId,
+      tool: info.tool,
+      durationSec,
+      ...(approvalWaitSec !== undefined ? { approvalWaitSec } : {}),
+    };
   }
 
   private emitChanges(requestId: string, tool: string, changes: FileChange[]): void {

@@ -1,4 +1,5 @@
 import { stepNumber } from "../core/artifacts.ts";
+import { failedWhenStatusError } from "../core/envelope-failed.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { CallInfo, Profile, ToolContext, ToolSpec } from "../core/profile.ts";
 import { truncateHeadTailBytes, utf8Length } from "../core/truncate.ts";
@@ -293,6 +294,7 @@ export const agentbench: Profile = {
   symlinks: "block",
   approval: { write: "auto", command: "auto" },
   envelope: {
+    failed: failedWhenStatusError,
     success(call, data) {
       return {
         request_id: call.requestId,

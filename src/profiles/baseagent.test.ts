@@ -129,6 +129,14 @@ describe("shell_command", () => {
       output: "partial\n[exit code: 3]",
       inject_content: null,
     });
+    // The runtime's status is the dialect's: success false is a failed call in the log and the console.
+    const { runtime } = await setup();
+    const outcome = await runtime.invoke("baseagent", {
+      tool: "shell_command",
+      params: { command: "exit 1" },
+    });
+    expect(outcome.status).toBe("error");
+    expect(baseagent.envelope.failed(outcome.envelope)).toBe(true);
     const slow = await call("shell_command", { command: "echo started; sleep 5", timeout_ms: 300 });
     expect(slow).toMatchObject({
       success: false,

@@ -1,3 +1,4 @@
+import { failedWhenFalse } from "../core/envelope-failed.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { Profile, ToolCall, ToolSpec } from "../core/profile.ts";
 import type { JsonSchema } from "../core/schema.ts";
@@ -322,6 +323,8 @@ export const baseagent: Profile = {
   symlinks: "inside",
   approval: { write: "auto", command: "auto" },
   envelope: {
+    // A command that exits non-zero or times out answers success: false, and so fails.
+    failed: failedWhenFalse("success"),
     success(_call, data) {
       const result = data as BaseAgentOutput;
       return {

@@ -1,3 +1,4 @@
+import { failedWhenFalse } from "../core/envelope-failed.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { Profile, ToolCall, ToolSpec } from "../core/profile.ts";
 import type { JsonSchema } from "../core/schema.ts";
@@ -328,6 +329,7 @@ export const sandboxed: Profile = {
   symlinks: "inside",
   approval: { write: "auto", command: "auto" },
   envelope: {
+    failed: failedWhenFalse("success"),
     success: (call, data) => ({ success: true, tool: call.tool, result: data }),
     failure: (call, failure) => ({
       success: false,

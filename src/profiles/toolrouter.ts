@@ -1,3 +1,4 @@
+import { failedWhenError } from "../core/envelope-failed.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { Profile, ToolSpec } from "../core/profile.ts";
 import { truncateHeadTailBytes, utf8Length } from "../core/truncate.ts";
@@ -426,6 +427,8 @@ export const toolrouter: Profile = {
   symlinks: "inside",
   approval: { write: "ask", command: "ask" },
   envelope: {
+    // A non-zero returncode is a result, not an error: only an `error` object fails a call.
+    failed: failedWhenError,
     success: (_call, data) => data,
     failure: (_call, failure) => ({
       error: {

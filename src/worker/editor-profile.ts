@@ -1,3 +1,4 @@
+import { failedWhenFalse } from "../core/envelope-failed.ts";
 import { ToolFailure } from "../core/errors.ts";
 import type { Profile, ToolSpec } from "../core/profile.ts";
 import { isSandboxError } from "../sandbox/types.ts";
@@ -118,6 +119,7 @@ export const editorProfile: Profile = {
   // The person made the edit themselves: asking them to approve it would be noise.
   approval: { write: "auto", command: "auto" },
   envelope: {
+    failed: failedWhenFalse("ok"),
     success: (call, data) => ({ ok: true, request_id: call.requestId, tool: call.tool, data }),
     failure: (call, failure) => ({
       ok: false,

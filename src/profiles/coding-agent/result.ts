@@ -1,3 +1,4 @@
+import { failedWhenFalse } from "../../core/envelope-failed.ts";
 import type { CallInfo, Envelope, ToolSpec } from "../../core/profile.ts";
 
 /** One entry of ToolResult.artifacts: a file the call produced beside the workspace. */
@@ -40,6 +41,7 @@ export function errorCode(code: string): string {
 }
 
 export const codingAgentEnvelope: Envelope = {
+  failed: failedWhenFalse("ok"),
   success(call: CallInfo, data: unknown): ToolResult {
     const record =
       typeof data === "object" && data !== null ? (data as Record<string, unknown>) : { value: data };

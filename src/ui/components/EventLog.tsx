@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from "react";
 import type { ToolEvent } from "../../core/events.ts";
 import type { FileDiff } from "../../worker/api.ts";
 import { download, pretty } from "../download.ts";
+import { formatWait } from "../format.ts";
 import { getModel, message, useAppState } from "../model.ts";
 import { VirtualList } from "./VirtualList.tsx";
 
@@ -153,8 +154,16 @@ export function EventLog() {
               <span className="type">{event.type}</span>
               <span className="tool">{event.tool ?? ""}</span>
               <span className="status">{event.status ?? ""}</span>
-              <span className="duration">
+              <span
+                className="duration"
+                title={
+                  event.approval_wait_sec !== undefined
+                    ? `ran ${event.duration_sec?.toFixed(3)} s; waited ${formatWait(event.approval_wait_sec)} for approval`
+                    : undefined
+                }
+              >
                 {event.duration_sec !== undefined ? `${event.duration_sec.toFixed(3)} s` : ""}
+                {event.approval_wait_sec !== undefined ? " ⏸" : ""}
               </span>
             </div>
           )}
@@ -239,7 +248,11 @@ function EventDetails({ event, onClose }: { event: ToolEvent; onClose(): void })
       {envelope !== undefined && (
         <details open>
           <summary>
-            Envelope ({call.finished?.status}, {call.finished?.duration_sec?.toFixed(3)} s)
+            Envelope ({call.finished?.status}, {call.finished?.duration_sec?.toFixed(3)} s
+            {call.finished?.approval_wait_sec !== undefined
+              ? `, + ${formatWait(call.finished.approval_wait_sec)} waiting for approval`
+              : ""}
+            )
           </summary>
           <pre data-testid="event-envelope">{pretty(envelope)}</pre>
         </details>

@@ -4,6 +4,7 @@ import type { CallOutcome } from "../../core/runtime.ts";
 import type { ToolInfo } from "../../worker/api.ts";
 import { buildParams, type Field, type FieldValue, fieldsOf, initialValues } from "../console/schema-form.ts";
 import { pretty } from "../download.ts";
+import { formatWait } from "../format.ts";
 import { getModel, message, useAppState } from "../model.ts";
 
 /** Run any tool of any dialect from a form built from its JSON Schema; see its envelope as the dialect returns it. */
@@ -210,7 +211,14 @@ export function ToolConsole() {
             <span className={`status ${outcome.status}`} data-testid="console-status">
               {outcome.status}
             </span>{" "}
-            step {outcome.step} · {outcome.requestId} · {outcome.durationSec.toFixed(3)} s
+            step {outcome.step} · {outcome.requestId} ·{" "}
+            <span data-testid="console-duration">{outcome.durationSec.toFixed(3)} s</span>
+            {outcome.approvalWaitSec !== undefined && (
+              <span className="count" data-testid="console-approval-wait">
+                {" "}
+                (+ {formatWait(outcome.approvalWaitSec)} waiting for approval)
+              </span>
+            )}
             {outcome.changes.length > 0 ? ` · ${outcome.changes.length} paths changed` : ""}
           </p>
           <pre data-testid="console-envelope">{pretty(outcome.envelope)}</pre>

@@ -18,7 +18,8 @@ export interface Field {
 /** A form value: text for every widget except a checkbox. */
 export type FieldValue = string | boolean;
 
-const LONG_TEXT = /content|patch|command|text|diff|code|script|body|input|old|new|message/iu;
+/** Params typed over several lines (and where newlines are part of the value, as write_stdin's chars). */
+const LONG_TEXT = /content|patch|command|text|diff|code|script|body|input|old|new|message|chars/iu;
 
 export function fieldsOf(schema: JsonSchema): Field[] {
   const required = new Set(schema.required ?? []);
@@ -94,7 +95,8 @@ export type BuiltParams =
 /**
  * The params object a dialect's client would send. Empty optional fields are left out (the
  * runtime fills defaults); values the runtime would reject are still sent, so that its own
- * invalid_params envelope shows. Only text that is not a value at all is refused here.
+ * invalid_params envelope shows. Only text that is not a value at all is refused here. Text
+ * fields are sent as typed: newlines stay newlines, and a required one left empty is sent as "".
  */
 export function buildParams(fields: readonly Field[], values: Record<string, FieldValue>): BuiltParams {
   const params: Record<string, unknown> = {};
@@ -110,10 +112,12 @@ export function buildParams(fields: readonly Field[], values: Record<string, Fie
       if (field.required) errors[field.name] = `${field.name} is required.`;
       continue;
     }
-    if (text === "" && (field.kind === "string" || field.kind === "text")) {
+    if (text === "" && field.kind === "string") {
       if (field.required) errors[field.name] = `${field.name} is required.`;
       continue;
     }
+    // An empty multi-line value is a value: write_stdin's "" polls, a file's "" content empties it.
+    if (text === "" && field.kind === "text" && !field.required) continue;
     switch (field.kind) {
       case "integer":
       case "number": {
