@@ -37,8 +37,11 @@ import type { WorkerHost } from "./worker-host.ts";
 
 export type Tone = "info" | "ok" | "warn" | "error";
 
-/** How long an ok or info notice stays on screen. */
-const NOTICE_MS = 6000;
+/** How long a notice stays on screen: errors stay until dismissed; anything with an action a while longer. */
+const NOTICE_MS: Record<Tone, number | null> = { ok: 6000, info: 6000, warn: 12_000, error: null };
+const ACTION_EXTRA_MS = 6000;
+/** Notices kept to read again after they went away. */
+const NOTICE_HISTORY = 30;
 
 export interface BootStep {
   ms: number;
@@ -58,6 +61,8 @@ export interface Notice {
   id: number;
   tone: Tone;
   text: string;
+  /** When it was said, for the list of earlier messages. */
+  at: number;
   action?: { label: string; run: () => void };
 }
 
@@ -111,6 +116,8 @@ export interface AppState {
   /** Bumped when the worker or the workspace was replaced: terminals reopen, views reload. */
   sessionVersion: number;
   notices: Notice[];
+  /** Every recent notice, those gone from the screen included. */
+  noticeHistory: Notice[];
   approvals: PendingApproval[];
   readyMs: number | null;
   /** The lesson of the open workspace, when it is a lesson's workspace. */
@@ -156,6 +163,7 @@ const initialState: AppState = {
   eventsVersion: 0,
   sessionVersion: 0,
   notices: [],
+  noticeHistory: [],
   approvals: [],
   readyMs: null,
   lesson: null,
@@ -223,10 +231,20 @@ export class AppModel {
   }
 
   notify(tone: Tone, text: string, action?: Notice["action"]): void {
-    const notice: Notice = { id: this.nextNotice++, tone, text, ...(action ? { action } : {}) };
-    this.set({ notices: [...this.state.notices.slice(-4), notice] });
-    // Good news and plain information go away by themselves; warnings and errors wait to be read.
-    if ((tone === "ok" || tone === "info") && !action) setTimeout(() => this.dismiss(notice.id), NOTICE_MS);
+    const notice: Notice = {
+      id: this.nextNotice++,
+      tone,
+      text,
+      at: Date.now(),
+      ...(action ? { action } : {}),
+    };
+    this.set({
+      notices: [...this.state.notices.slice(-4), notice],
+      noticeHistory: [...this.state.noticeHistory.slice(1 - NOTICE_HISTORY), notice],
+    });
+    // Errors wait to be read; everything else goes away by itself (and stays in the history).
+    const ms = NOTICE_MS[tone];
+    if (ms !== null) setTimeout(() => this.dismiss(notice.id), ms + (action ? ACTION_EXTRA_MS : 0));
   }
 
   dismiss(id: number): void {

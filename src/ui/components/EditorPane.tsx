@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { PaneToggle } from "../layout/panes.tsx";
 import { getModel, message, useAppState } from "../model.ts";
 
 type MonacoModule = typeof import("../editor/monaco.ts");
@@ -130,6 +131,7 @@ export function EditorPane() {
   return (
     <section className="pane editor" aria-labelledby="editor-heading">
       <header className="pane-header">
+        <PaneToggle label="the editor" />
         <h2 id="editor-heading">
           {selectedPath ? (
             <>
@@ -212,6 +214,7 @@ export function EditorPane() {
         <div
           ref={editorHost}
           className="monaco-host"
+          data-pane-focus=""
           data-testid="monaco-editor"
           data-path={openFile?.path ?? ""}
           hidden={view !== "file" || !openFile || openFile.text === null}

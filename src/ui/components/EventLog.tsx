@@ -3,6 +3,7 @@ import type { ToolEvent } from "../../core/events.ts";
 import type { FileDiff } from "../../worker/api.ts";
 import { download, pretty } from "../download.ts";
 import { formatWait } from "../format.ts";
+import { PaneToggle } from "../layout/panes.tsx";
 import { getModel, message, useAppState } from "../model.ts";
 import { VirtualList } from "./VirtualList.tsx";
 
@@ -56,6 +57,7 @@ export function EventLog() {
   return (
     <section className="pane log" aria-labelledby="log-heading">
       <header className="pane-header">
+        <PaneToggle label="the event log" />
         <h2 id="log-heading">Event log</h2>
         <div className="toolbar" role="toolbar" aria-label="Event log">
           <button type="button" onClick={() => void copy()}>

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useMemo, useState } from "react";
 import { ancestorsOf, indexTree, type TreeRow, visibleRows } from "../files/tree-rows.ts";
+import { PaneToggle } from "../layout/panes.tsx";
 import { getModel, useAppState } from "../model.ts";
 import { VirtualList } from "./VirtualList.tsx";
 
@@ -128,26 +129,30 @@ export function FileTree() {
   return (
     <section className="pane files" aria-labelledby="files-heading">
       <header className="pane-header">
+        <PaneToggle label="the files" />
         <h2 id="files-heading">Files</h2>
-        <div className="toolbar" role="toolbar" aria-label="File actions">
-          <button type="button" onClick={() => setAction({ kind: "new-file", value: folderOf(target) })}>
-            New file
-          </button>
-          <button type="button" onClick={() => setAction({ kind: "new-folder", value: folderOf(target) })}>
-            New folder
-          </button>
-          <button
-            type="button"
-            disabled={!target}
-            onClick={() => target && setAction({ kind: "rename", value: target })}
-          >
-            Rename
-          </button>
-          <button type="button" disabled={!target} onClick={() => target && void remove(target)}>
-            Delete
-          </button>
-        </div>
+        <span className="count" aria-live="polite">
+          {model.files.size} entries
+        </span>
       </header>
+      <div className="toolbar pane-toolbar" role="toolbar" aria-label="File actions">
+        <button type="button" onClick={() => setAction({ kind: "new-file", value: folderOf(target) })}>
+          New file
+        </button>
+        <button type="button" onClick={() => setAction({ kind: "new-folder", value: folderOf(target) })}>
+          New folder
+        </button>
+        <button
+          type="button"
+          disabled={!target}
+          onClick={() => target && setAction({ kind: "rename", value: target })}
+        >
+          Rename
+        </button>
+        <button type="button" disabled={!target} onClick={() => target && void remove(target)}>
+          Delete
+        </button>
+      </div>
       {action && (
         <form className="inline-form" onSubmit={submit}>
           <label>
@@ -170,9 +175,6 @@ export function FileTree() {
           </button>
         </form>
       )}
-      <p className="count" aria-live="polite">
-        {model.files.size} entries
-      </p>
       {rows.length === 0 ? (
         <p className="empty">
           This workspace is empty. Create a file, open a folder, or run a tool that writes one.

@@ -2,6 +2,7 @@ import { serializeLesson } from "../../lessons/lesson.ts";
 import { lessonLink } from "../../lessons/share.ts";
 import type { LessonComparison } from "../../worker/lessons.ts";
 import { download } from "../download.ts";
+import { PaneToggle } from "../layout/panes.tsx";
 import { getModel, useAppState } from "../model.ts";
 import { SafeMarkdown } from "./SafeMarkdown.tsx";
 
@@ -35,6 +36,7 @@ export function LessonPanel() {
   return (
     <section className="pane lesson" aria-labelledby="lesson-heading" data-testid="lesson-panel">
       <header className="pane-header">
+        <PaneToggle label="the lesson" />
         <h2 id="lesson-heading">{status.byAgent ? "Lesson · the model's attempt" : "Lesson"}</h2>
         <span className="count" data-testid="lesson-progress">
           {progress.completed

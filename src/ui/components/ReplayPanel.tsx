@@ -1,3 +1,4 @@
+import { PaneToggle } from "../layout/panes.tsx";
 import { getModel, useAppState } from "../model.ts";
 import { Transcript } from "./AgentPane.tsx";
 
@@ -19,6 +20,7 @@ export function ReplayPanel() {
   return (
     <section className="pane replay" aria-labelledby="replay-heading" data-testid="replay-panel">
       <header className="pane-header">
+        <PaneToggle label="the replay" />
         <h2 id="replay-heading">Replay</h2>
         <span className="count" data-testid="replay-progress">
           {replay.done}/{replay.steps.length} · {replay.matched} matched · {replay.diverged} diverged

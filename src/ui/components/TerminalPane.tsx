@@ -1,5 +1,6 @@
 import { proxy } from "comlink";
 import { useEffect, useRef, useState } from "react";
+import { PaneToggle } from "../layout/panes.tsx";
 import { getModel, message, useAppState } from "../model.ts";
 
 /** A person's shell on the sandbox (a PTY session), in xterm; reopened when the worker or workspace changes. */
@@ -72,15 +73,24 @@ export function TerminalPane() {
   return (
     <section className="pane terminal" aria-labelledby="terminal-heading">
       <header className="pane-header">
+        <PaneToggle label="the terminal" />
         <h2 id="terminal-heading">Terminal</h2>
-        <span className="hint">
-          {backend === "embedded"
-            ? "bash emulated by just-bash in this tab: coreutils, grep, sed, awk, jq, git, node (QuickJS) — no native binaries"
-            : "jsh in the WebContainer"}
+        <span
+          className="hint"
+          title={
+            backend === "embedded"
+              ? "bash emulated by just-bash in this tab: coreutils, grep, sed, awk, jq, git, node (QuickJS) — no native binaries"
+              : "jsh in the WebContainer"
+          }
+        >
+          {backend === "embedded" ? "just-bash in this tab, no native binaries" : "jsh in the WebContainer"}
+        </span>
+        <span className="hint keys" data-testid="terminal-keys">
+          <kbd>Esc</kbd> then <kbd>Tab</kbd> leaves the terminal
         </span>
       </header>
       {status && <p className="empty">{status}</p>}
-      <div ref={host} className="terminal-host" data-testid="terminal" />
+      <div ref={host} className="terminal-host" data-pane-focus="" data-testid="terminal" />
     </section>
   );
 }

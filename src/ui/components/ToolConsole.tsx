@@ -112,10 +112,10 @@ export function ToolConsole() {
 
   return (
     <section className="pane console" aria-labelledby="console-heading">
-      <header className="pane-header">
-        <h2 id="console-heading">Tool console</h2>
-        <span className="hint">Ctrl+Enter runs</span>
-      </header>
+      {/* The tab above says which pane this is; the heading stays for screen readers. */}
+      <h2 id="console-heading" className="visually-hidden">
+        Tool console
+      </h2>
       <form
         className="console-form"
         onSubmit={(event) => {
@@ -123,81 +123,88 @@ export function ToolConsole() {
           void run();
         }}
       >
-        <div className="row">
-          <label>
-            Dialect
-            <select
-              value={profile}
-              onChange={(event) => setProfile(event.target.value)}
-              data-testid="console-profile"
-            >
-              {published.map((item) => (
-                <option key={item.name} value={item.name}>
-                  {item.title}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Tool
-            <select
-              value={toolName}
-              onChange={(event) => setToolName(event.target.value)}
-              data-testid="console-tool"
-            >
-              {tools.map((item) => (
-                <option key={item.name} value={item.name}>
-                  {item.name}
-                </option>
-              ))}
-            </select>
-          </label>
-          {tool && tool.kind !== "read" && (
-            <label title="How a call of this tool is approved">
-              Approval
+        {/* The fields scroll; the Run row below them never leaves the pane. */}
+        <div className="console-fields" data-testid="console-fields">
+          <div className="row">
+            <label>
+              Dialect
               <select
-                value={tool.approval}
-                onChange={(event) => void setApproval(event.target.value as ApprovalMode)}
-                data-testid="console-approval"
+                value={profile}
+                onChange={(event) => setProfile(event.target.value)}
+                data-testid="console-profile"
               >
-                <option value="auto">run without asking</option>
-                <option value="ask">ask me each time</option>
-                <option value="deny">never allow</option>
+                {published.map((item) => (
+                  <option key={item.name} value={item.name}>
+                    {item.title}
+                  </option>
+                ))}
               </select>
             </label>
+            <label>
+              Tool
+              <select
+                value={toolName}
+                onChange={(event) => setToolName(event.target.value)}
+                data-testid="console-tool"
+              >
+                {tools.map((item) => (
+                  <option key={item.name} value={item.name}>
+                    {item.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {tool && tool.kind !== "read" && (
+              <label title="How a call of this tool is approved">
+                Approval
+                <select
+                  value={tool.approval}
+                  onChange={(event) => void setApproval(event.target.value as ApprovalMode)}
+                  data-testid="console-approval"
+                >
+                  <option value="auto">run without asking</option>
+                  <option value="ask">ask me each time</option>
+                  <option value="deny">never allow</option>
+                </select>
+              </label>
+            )}
+          </div>
+          {tool && (
+            <p className="help">
+              <span className={`kind ${tool.kind}`}>{tool.kind}</span> {tool.description}
+            </p>
           )}
+          {fields.map((field) => (
+            <FieldInput
+              key={`${toolName}:${field.name}`}
+              field={field}
+              value={values[field.name] ?? ""}
+              error={errors[field.name]}
+              onChange={(value) => setValues((current) => ({ ...current, [field.name]: value }))}
+            />
+          ))}
+          <label className="field">
+            <span className="field-name">request_id</span>
+            <input
+              value={requestId}
+              placeholder="optional; one is made up when empty"
+              onChange={(event) => setRequestId(event.target.value)}
+            />
+          </label>
         </div>
-        {tool && (
-          <p className="help">
-            <span className={`kind ${tool.kind}`}>{tool.kind}</span> {tool.description}
-          </p>
-        )}
-        {fields.map((field) => (
-          <FieldInput
-            key={`${toolName}:${field.name}`}
-            field={field}
-            value={values[field.name] ?? ""}
-            error={errors[field.name]}
-            onChange={(value) => setValues((current) => ({ ...current, [field.name]: value }))}
-          />
-        ))}
-        <label className="field">
-          <span className="field-name">request_id</span>
-          <input
-            value={requestId}
-            placeholder="optional; one is made up when empty"
-            onChange={(event) => setRequestId(event.target.value)}
-          />
-        </label>
-        <div className="row">
+        <div className="row console-actions">
           <button
             type="submit"
             className="primary"
             disabled={!tool || running !== null}
             data-testid="console-run"
+            title="Run (Ctrl+Enter)"
           >
             {running ? `Running… ${((performance.now() - running.since) / 1000).toFixed(1)} s` : "Run"}
           </button>
+          <span className="hint">
+            <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
+          </span>
         </div>
       </form>
       {failure && (
@@ -206,8 +213,8 @@ export function ToolConsole() {
         </p>
       )}
       {outcome && (
-        <div className="result" aria-live="polite">
-          <p>
+        <div className="result" aria-live="polite" data-testid="console-result">
+          <p className="result-line">
             <span className={`status ${outcome.status}`} data-testid="console-status">
               {outcome.status}
             </span>{" "}

@@ -16,14 +16,14 @@ export function TopBar() {
       <SessionsMenu />
       <SandboxBadge />
       {settings && (
-        <label className="setting">
+        <label className="setting" title="Which sandbox runs the workspace (from the next reload)">
           Sandbox
           <select
             value={settings.backend}
             onChange={(event) => void model.setBackend(event.target.value as BackendChoice)}
             data-testid="backend-setting"
           >
-            <option value="auto">auto (WebContainer if it boots)</option>
+            <option value="auto">auto: WebContainer if it boots</option>
             <option value="embedded">embedded only</option>
             <option value="webcontainer">WebContainer</option>
           </select>

@@ -106,6 +106,7 @@ export function VirtualList<T>(props: VirtualListProps<T>) {
       activeIndex >= 0 && activeIndex < items.length ? props.rowId(activeIndex) : undefined,
     tabIndex: 0,
     "data-testid": props.testId,
+    "data-pane-focus": "",
     onKeyDown,
     onScroll: (event: UIEvent<HTMLDivElement>) => {
       const element = event.currentTarget;

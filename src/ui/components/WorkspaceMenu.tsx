@@ -55,6 +55,7 @@ export function WorkspaceMenu() {
         Workspace
         <select
           value={workspace.id}
+          title={workspace.name}
           onChange={(event) => void model.switchWorkspace(event.target.value)}
           data-testid="workspace-select"
         >
@@ -131,7 +132,7 @@ export function WorkspaceMenu() {
               <button type="button" onClick={() => void openFolder()}>
                 Open local folder…
               </button>
-              <button type="button" onClick={() => setRenaming(workspace.name)}>
+              <button type="button" onClick={() => setRenaming(workspace.name)} className="ellipsis">
                 Rename “{workspace.name}”…
               </button>
               <button
@@ -151,7 +152,7 @@ export function WorkspaceMenu() {
               </button>
               <button
                 type="button"
-                className="danger"
+                className="danger ellipsis"
                 onClick={() => {
                   if (
                     window.confirm(
