@@ -32,14 +32,15 @@ it("toolroom batch: the shell has git, and ruff and TypeScript run without nativ
   const workspace = mkdtempSync(join(tmpdir(), "toolroom-cli-coding-"));
   writeFileSync(join(workspace, "a.py"), "import os\n");
   writeFileSync(join(workspace, "b.ts"), "export const n: number = 'x';\n");
-  const [shell, status, lint, types] = await batch(workspace, [
+  const [shell, status, lint, types, refused] = await batch(workspace, [
     {
-      tool: "safe_shell",
+      tool: "shell",
       params: { command: "git init -q && git add . && git commit -qm first && git log --oneline" },
     },
     { tool: "git_status", params: {} },
     { tool: "run_lint", params: {} },
     { tool: "typecheck", params: {} },
+    { tool: "safe_shell", params: { command: "git commit -qm second" } },
   ]);
   expect(shell).toMatchObject({
     ok: true,
@@ -51,4 +52,9 @@ it("toolroom batch: the shell has git, and ruff and TypeScript run without nativ
   });
   expect(lint).toMatchObject({ ok: true, data: { parser_used: "ruff-wasm", issue_count: 1 } });
   expect(types).toMatchObject({ ok: true, data: { parser_used: "typescript-api", issue_count: 1 } });
+  expect(refused).toMatchObject({
+    ok: false,
+    error_code: "COMMAND_BLOCKED",
+    data: { matched_pattern: "git commit" },
+  });
 }, 60_000);

@@ -22,6 +22,7 @@ export type FailureCode =
   | "command_blocked"
   | "tool_not_allowed"
   | "read_only_path"
+  | "protected_path"
   | "patch_parse_error"
   | "patch_hunk_fail"
   | "hash_mismatch"

@@ -621,13 +621,38 @@ describe("safe_shell", () => {
     expect(result).toMatchObject({
       ok: false,
       error_code: "COMMAND_BLOCKED",
-      data: { blocked: true, matched_pattern: "rm -rf" },
+      data: { blocked: true, matched_pattern: "rm -r" },
     });
     expect(result.data.reason).toBeTruthy();
     expect(result.data.suggested_safe_alternative).toContain("file_delete");
     expect(await exists("src/app.py")).toBe(true);
     const unlisted = await call("safe_shell", { command: "nc -l 80" });
-    expect(unlisted.data).toMatchObject({ blocked: true, matched_pattern: null });
+    expect(unlisted.data).toMatchObject({ blocked: true, matched_pattern: "not on the allowlist: nc" });
+    expect(unlisted.data.suggested_safe_alternative).toMatch(/shell tool/u);
+  });
+
+  it("resolves paths from its cwd: a write that climbs out of the workspace is refused, one inside runs", async () => {
+    const { call, read } = await setup(PROJECT);
+    const outside = await call("safe_shell", { command: "touch ../../escaped", cwd: "src" });
+    expect(outside).toMatchObject({
+      ok: false,
+      error_code: "COMMAND_BLOCKED",
+      data: { blocked: true, matched_pattern: "write outside the workspace" },
+    });
+    const inside = await call("safe_shell", { command: "echo x > ../etcetera.txt", cwd: "src" });
+    expect(inside).toMatchObject({ ok: true, data: { blocked: false, exit_code: 0 } });
+    expect(await read("etcetera.txt")).toBe("x\n");
+  });
+
+  it("refuses git commit, pointing at git_commit's confirmation", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("safe_shell", { command: "git add -A && git commit -m x" });
+    expect(result).toMatchObject({
+      ok: false,
+      error_code: "COMMAND_BLOCKED",
+      data: { matched_pattern: "git add" },
+    });
+    expect(result.data.suggested_safe_alternative).toContain("git_commit");
   });
 
   it("stops a command at timeout_sec", async () => {

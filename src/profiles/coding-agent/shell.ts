@@ -2,6 +2,7 @@ import { stepNumber } from "../../core/artifacts.ts";
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
 import { truncateHeadTailBytes } from "../../core/truncate.ts";
+import { normalizeWorkspacePath } from "../../core/workspace-path.ts";
 import { runShell, type ShellOutcome } from "../../tools/shell.ts";
 import { checkCommand, DENIED_PATTERNS } from "../../tools/shell-policy.ts";
 import { type AnyTool, type ResultArtifact, report } from "./result.ts";
@@ -81,7 +82,7 @@ async function execute(params: ShellParams, context: ToolContext) {
 
 const safeShell: AnyTool = {
   name: "safe_shell",
-  description: `Run a shell command after pattern-based allow/denylist checks. Preferred over shell. A denied command is not run: the result is ok=false, error_code COMMAND_BLOCKED, data {blocked: true, reason, matched_pattern, suggested_safe_alternative}. Denied: ${DENIED_PATTERNS.join("; ")}. Allowed: reading files (ls, cat, grep, find...), git, python/pytest/pip/ruff/mypy, node/npm/npx/tsc/eslint, cargo, go, make.`,
+  description: `Run a shell command after pattern-based allow/denylist checks. Preferred over shell. The command is parsed and every command in it (pipelines, &&, loops, functions, $(...), bash -c and eval strings) is checked for what it deletes, writes and runs. A denied command is not run: the result is ok=false, error_code COMMAND_BLOCKED, data {blocked: true, reason, matched_pattern, suggested_safe_alternative}. Denied: ${DENIED_PATTERNS.join("; ")}. Allowed: reading files (ls, cat, grep, find...), writing files inside the workspace (touch, mkdir, cp, mv, rm of named files, redirections), git status/diff/log, python/pytest/pip/ruff/mypy, node/npm/npx/tsc/eslint, cargo, go, make.`,
   inputSchema: {
     type: "object",
     properties: shellProperties,
@@ -91,14 +92,18 @@ const safeShell: AnyTool = {
   kind: "command",
   deadlineMs: (params: ShellParams) => params.timeout_sec * 1000,
   pathParams: ["cwd"],
-  guard(params: ShellParams) {
-    const verdict = checkCommand(params.command);
+  guard(params: ShellParams, { sandbox }) {
+    const root = sandbox.workspaceRoot;
+    const cwd = params.cwd
+      ? `${root}/${normalizeWorkspacePath(params.cwd, root, "cwd")}`.replace(/\/$/u, "")
+      : root;
+    const verdict = checkCommand(params.command, { workspaceRoot: root, cwd });
     if (!verdict.blocked) return;
     throw new ToolFailure("command_blocked", `Blocked: ${verdict.reason}`, {
       blocked: true,
       reason: verdict.reason,
-      matched_pattern: verdict.matchedPattern ?? null,
-      suggested_safe_alternative: verdict.suggestedSafeAlternative ?? null,
+      matched_pattern: verdict.matchedPattern,
+      suggested_safe_alternative: verdict.suggestedSafeAlternative,
     });
   },
   async run(params: ShellParams, context) {
