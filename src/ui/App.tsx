@@ -17,6 +17,9 @@ const TAB_KEEPERS = ".xterm, .monaco-editor";
 export function App() {
   const booting = useAppState((state) => state.booting);
   const ready = useAppState((state) => state.workspace !== null);
+  // Everything a pane holds (an event's details, a console result, the tree's folders) belongs to
+  // one workspace: another workspace gets fresh panes.
+  const workspace = useAppState((state) => state.workspace?.id);
 
   useEffect(() => {
     let escaped = false;
@@ -67,7 +70,7 @@ export function App() {
         </main>
       ) : (
         <Suspense fallback={<main className="booting">Loading the panes…</main>}>
-          <Workbench />
+          <Workbench key={workspace} />
         </Suspense>
       )}
       <StatusBar />

@@ -32,6 +32,7 @@ import type {
 import type { LessonComparison, LessonProgress, LessonStatus } from "../worker/lessons.ts";
 import { planBoot } from "./boot/boot-plan.ts";
 import { describeSupport, detectBrowserSupport, type SupportLine } from "./boot/browser-support.ts";
+import { forgetLayout } from "./layout/panes.tsx";
 import { seedFromStarter } from "./starters/index.ts";
 import type { WorkerHost } from "./worker-host.ts";
 
@@ -107,6 +108,7 @@ export interface AppState {
   workspaces: WorkspaceInfo[];
   profiles: ProfileInfo[];
   settings: Settings | null;
+  /** The tree's selection: a file or a folder. The editor shows `openFile`, which only a file can be. */
   selectedPath: string | null;
   openFile: OpenFile | null;
   editorView: "file" | "diff";
@@ -351,7 +353,17 @@ export class AppModel {
     this.events.length = 0;
     this.seenSeq.clear();
     for (const event of events) this.pushEvent(event);
-    const keep = this.state.selectedPath && this.files.get(this.state.selectedPath) === "file";
+    // The selection belongs to one workspace: a switch (or a new workspace) starts from nothing,
+    // then from the file this workspace had open before, if it is still there.
+    const sameWorkspace = this.state.workspace?.id === boot.workspace.id;
+    const openPath = this.state.openFile?.path;
+    const keep = sameWorkspace && openPath !== undefined && this.files.get(openPath) === "file";
+    const remembered = rememberedFile(boot.workspace.id);
+    const reopen = keep
+      ? openPath
+      : remembered && this.files.get(remembered.path) === "file"
+        ? remembered.path
+        : undefined;
     this.set({
       workspace: boot.workspace,
       workspaces,
@@ -370,9 +382,11 @@ export class AppModel {
       eventsVersion: this.state.eventsVersion + 1,
       sessionVersion: this.state.sessionVersion + 1,
       approvals: [],
-      ...(keep ? {} : { selectedPath: null, openFile: null, diff: null, editorView: "file" as const }),
+      ...(keep && this.state.selectedPath && this.files.has(this.state.selectedPath)
+        ? {}
+        : { selectedPath: null, openFile: null, diff: null, editorView: "file" as const }),
     });
-    if (keep) await this.openPath(this.state.selectedPath!, { force: true });
+    if (reopen) await this.openPath(reopen, { force: true });
     await this.refreshAgentApprovals();
   }
 
@@ -399,7 +413,7 @@ export class AppModel {
         this.files.set(data.path, data.entry ?? "file");
       }
       this.pendingBump.files = true;
-      if (data.path === this.state.selectedPath) void this.refreshOpenFile();
+      if (data.path === this.state.openFile?.path) void this.refreshOpenFile();
     }
     this.scheduleBump();
   }
@@ -424,13 +438,17 @@ export class AppModel {
   // --- files and the editor -------------------------------------------------------------------
 
   async openPath(path: string, options: { force?: boolean } = {}): Promise<void> {
-    if (!options.force && path === this.state.selectedPath && this.state.openFile) return;
+    if (!options.force && path === this.state.openFile?.path) {
+      this.set({ selectedPath: path });
+      return;
+    }
     if (this.files.get(path) !== "file") {
       this.set({ selectedPath: path });
       return;
     }
     try {
       const content = await this.host.api.readFile(path);
+      rememberFile(this.state.workspace?.id, { path });
       this.set({
         selectedPath: path,
         openFile: { ...content, draft: content.text, changedOnDisk: false },
@@ -457,7 +475,7 @@ export class AppModel {
 
   private async refreshOpenFile(): Promise<void> {
     const open = this.state.openFile;
-    const path = this.state.selectedPath;
+    const path = open?.path;
     if (!path) return;
     if (this.files.get(path) !== "file") {
       this.set({ openFile: null });
@@ -490,7 +508,8 @@ export class AppModel {
   }
 
   async reloadOpenFile(): Promise<void> {
-    if (this.state.selectedPath) await this.openPath(this.state.selectedPath, { force: true });
+    const path = this.state.openFile?.path;
+    if (path) await this.openPath(path, { force: true });
   }
 
   /** File-tree actions, as editor-profile calls. */
@@ -1023,6 +1042,7 @@ export class AppModel {
   }
 
   async deleteWorkspace(id: string): Promise<void> {
+    forgetLayout(id);
     const reopened = await this.host.api.workspaces.delete(id);
     if (reopened) await this.afterBoot(reopened);
     else this.set({ workspaces: await this.host.api.workspaces.list() });
@@ -1035,6 +1055,37 @@ export class AppModel {
       label: "Reload now",
       run: () => location.reload(),
     });
+  }
+}
+
+const OPEN_FILE_KEY = "toolroom.openFile";
+
+/** Where a workspace's editor was: its file and how far it was scrolled, to come back to after a reload. */
+export interface RememberedFile {
+  path: string;
+  scrollTop?: number;
+}
+
+export function rememberedFile(workspace: string | undefined): RememberedFile | undefined {
+  if (!workspace) return undefined;
+  try {
+    return (JSON.parse(localStorage.getItem(OPEN_FILE_KEY) ?? "{}") as Record<string, RememberedFile>)[
+      workspace
+    ];
+  } catch {
+    return undefined;
+  }
+}
+
+export function rememberFile(workspace: string | undefined, file: RememberedFile): void {
+  if (!workspace) return;
+  try {
+    const all = JSON.parse(localStorage.getItem(OPEN_FILE_KEY) ?? "{}") as Record<string, RememberedFile>;
+    const same = all[workspace]?.path === file.path;
+    all[workspace] = { ...(same ? all[workspace] : {}), ...file };
+    localStorage.setItem(OPEN_FILE_KEY, JSON.stringify(all));
+  } catch {
+    // Storage may be off: the editor simply starts empty after a reload.
   }
 }
 

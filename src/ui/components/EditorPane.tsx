@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { PaneToggle } from "../layout/panes.tsx";
-import { getModel, message, useAppState } from "../model.ts";
+import { getModel, message, rememberedFile, rememberFile, useAppState } from "../model.ts";
 
 type MonacoModule = typeof import("../editor/monaco.ts");
 type Monaco = MonacoModule["monaco"];
@@ -18,7 +18,11 @@ function loadMonaco(): Promise<MonacoModule> {
 export function EditorPane() {
   const model = getModel();
   const openFile = useAppState((state) => state.openFile);
-  const selectedPath = useAppState((state) => state.selectedPath);
+  const workspace = useAppState((state) => state.workspace?.id);
+  // The editor's header names what it shows: the open file (never a folder picked in the tree), or the diff's file.
+  const shownPath = useAppState((state) =>
+    state.editorView === "diff" && state.diff ? state.diff.path : (state.openFile?.path ?? null),
+  );
   const view = useAppState((state) => state.editorView);
   const diff = useAppState((state) => state.diff);
   const [monaco, setMonaco] = useState<MonacoModule | null>(null);
@@ -28,7 +32,9 @@ export function EditorPane() {
   const diffHost = useRef<HTMLDivElement>(null);
   const editor = useRef<CodeEditor | null>(null);
   const diffEditor = useRef<DiffEditor | null>(null);
-  const shownPath = useRef<string | null>(null);
+  const modelPath = useRef<string | null>(null);
+  const workspaceRef = useRef(workspace);
+  workspaceRef.current = workspace;
   const save = useRef<() => void>(() => undefined);
 
   const wantsEditor = openFile !== null || diff !== null;
@@ -59,6 +65,15 @@ export function EditorPane() {
       ariaLabel: "File editor",
     });
     created.addCommand(monaco.monaco.KeyMod.CtrlCmd | monaco.monaco.KeyCode.KeyS, () => save.current());
+    let saving: ReturnType<typeof setTimeout> | undefined;
+    created.onDidScrollChange(() => {
+      // Where the person was reading comes back after a reload.
+      clearTimeout(saving);
+      saving = setTimeout(() => {
+        const path = modelPath.current;
+        if (path) rememberFile(workspaceRef.current, { path, scrollTop: created.getScrollTop() });
+      }, 200);
+    });
     created.onDidChangeModelContent(() => {
       const value = created.getValue();
       if (getModel().state.openFile?.draft !== value) getModel().editDraft(value);
@@ -68,7 +83,7 @@ export function EditorPane() {
       created.getModel()?.dispose();
       created.dispose();
       editor.current = null;
-      shownPath.current = null;
+      modelPath.current = null;
     };
   }, [monaco]);
 
@@ -79,14 +94,18 @@ export function EditorPane() {
     if (!openFile || openFile.text === null) {
       current.getModel()?.dispose();
       current.setModel(null);
-      shownPath.current = null;
+      modelPath.current = null;
       return;
     }
-    if (shownPath.current !== openFile.path) {
+    if (modelPath.current !== openFile.path) {
       current.getModel()?.dispose();
       const text = openFile.draft ?? openFile.text;
       current.setModel(monaco.monaco.editor.createModel(text, monaco.languageFor(openFile.path)));
-      shownPath.current = openFile.path;
+      modelPath.current = openFile.path;
+      const remembered = rememberedFile(workspaceRef.current);
+      if (remembered?.path === openFile.path && remembered.scrollTop) {
+        current.setScrollTop(remembered.scrollTop);
+      }
     } else if (openFile.draft === openFile.text && current.getValue() !== openFile.text) {
       current.setValue(openFile.text);
     }
@@ -133,10 +152,10 @@ export function EditorPane() {
       <header className="pane-header">
         <PaneToggle label="the editor" />
         <h2 id="editor-heading">
-          {selectedPath ? (
+          {shownPath ? (
             <>
-              <span className="path" data-testid="editor-path">
-                {selectedPath}
+              <span className="path" data-testid="editor-path" title={shownPath}>
+                {shownPath}
               </span>
               {dirty && (
                 <span className="dirty" title="Unsaved changes">
@@ -163,10 +182,10 @@ export function EditorPane() {
               type="button"
               role="tab"
               aria-selected={view === "diff"}
-              disabled={!selectedPath}
+              disabled={!openFile}
               onClick={() =>
-                selectedPath && diff?.path !== selectedPath
-                  ? void model.showLastChange(selectedPath)
+                openFile && diff?.path !== openFile.path
+                  ? void model.showLastChange(openFile.path)
                   : model.setEditorView("diff")
               }
             >
@@ -202,7 +221,9 @@ export function EditorPane() {
         </p>
       )}
       <div className="editor-body">
-        {!selectedPath && <p className="empty">Pick a file in the tree, or run a tool that writes one.</p>}
+        {!openFile && !diff && (
+          <p className="empty">Pick a file in the tree, or run a tool that writes one.</p>
+        )}
         {openFile && openFile.text === null && (
           <p className="empty">
             {openFile.tooLarge
