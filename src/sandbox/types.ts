@@ -20,6 +20,11 @@ export interface FileStat {
   mtimeMs: number;
   /** POSIX permission bits (0o644, 0o755, ...). */
   mode: number;
+  /**
+   * Identifies this version of the entry where the backend can: it changes whenever the content is
+   * replaced, like an inode number with a change time. git's stat cache trusts it.
+   */
+  ino?: number;
 }
 
 export interface ExecOptions {

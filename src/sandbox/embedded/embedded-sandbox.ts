@@ -359,19 +359,13 @@ export class EmbeddedSandbox implements Sandbox {
   }
 
   private async lstatOrNull(path: string): Promise<FileStat | null> {
-    try {
-      return await this.lstat(path);
-    } catch {
-      return null;
-    }
+    const stat = await this.fs.statIfExists(path, false);
+    return stat ? toFileStat(stat) : null;
   }
 
   private async statOrNull(path: string): Promise<FileStat | null> {
-    try {
-      return await this.stat(path);
-    } catch {
-      return null;
-    }
+    const stat = await this.fs.statIfExists(path, true);
+    return stat ? toFileStat(stat) : null;
   }
 }
 
@@ -392,11 +386,15 @@ function toFileStat(stat: {
   size: number;
   mtime: Date;
   mode: number;
+  identity?: string;
 }): FileStat {
+  // just-bash names each stored version of an entry "memfs:<n>", new whenever the content is replaced.
+  const version = stat.identity?.startsWith("memfs:") ? Number(stat.identity.slice(6)) : Number.NaN;
   return {
     type: stat.isSymbolicLink ? "symlink" : stat.isDirectory ? "directory" : "file",
     size: stat.size,
     mtimeMs: stat.mtime.getTime(),
     mode: stat.mode & 0o7777,
+    ...(Number.isSafeInteger(version) ? { ino: version } : {}),
   };
 }

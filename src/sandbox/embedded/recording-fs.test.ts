@@ -99,3 +99,34 @@ describe("folder listings from the children index", () => {
     await expect(sandbox.fs.readdir("/workspace/missing")).rejects.toThrow(/ENOENT/u);
   });
 });
+
+describe("statIfExists", () => {
+  it("answers as lstat and stat do, null where they throw", async () => {
+    const sandbox = await fixture();
+    await sandbox.exec(
+      "ln -s dir linked && ln -s missing dangling && ln -s loop1 loop2 && ln -s loop2 loop1 && ln -s /workspace/dir/one.txt absolute",
+    );
+    const paths = [
+      "/workspace/existing.txt",
+      "/workspace/dir",
+      "/workspace/linked",
+      "/workspace/linked/one.txt",
+      "/workspace/linked/sub/two.txt",
+      "/workspace/dangling",
+      "/workspace/loop1",
+      "/workspace/loop1/x",
+      "/workspace/absolute",
+      "/workspace/missing",
+      "/workspace/existing.txt/inside",
+      "/workspace/dir/../existing.txt",
+      "/workspace/dir/",
+      "/",
+    ];
+    for (const path of paths) {
+      for (const follow of [false, true]) {
+        const expected = await (follow ? sandbox.fs.stat(path) : sandbox.fs.lstat(path)).catch(() => null);
+        expect(await sandbox.fs.statIfExists(path, follow), `${path} follow=${follow}`).toEqual(expected);
+      }
+    }
+  });
+});

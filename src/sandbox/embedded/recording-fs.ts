@@ -95,6 +95,36 @@ export class RecordingFs extends InMemoryFs {
     });
   }
 
+  /**
+   * lstat (or stat, following a final symlink), or null when nothing is there. just-bash reports a
+   * missing path by throwing, and building that Error costs more than the lookup: ask its own path
+   * resolution first (the same one lstat and stat use) and look the result up.
+   */
+  async statIfExists(
+    path: string,
+    follow: boolean,
+  ): Promise<Awaited<ReturnType<InMemoryFs["lstat"]>> | null> {
+    const self = this as unknown as {
+      resolveIntermediateSymlinks?(path: string): string;
+      resolvePathWithSymlinks?(path: string): string;
+    };
+    const resolve = follow ? self.resolvePathWithSymlinks : self.resolveIntermediateSymlinks;
+    if (typeof resolve === "function" && !path.includes("\0")) {
+      let real: string;
+      try {
+        real = resolve.call(this, path);
+      } catch {
+        return null;
+      }
+      if (!this.paths.has(real)) return null;
+    }
+    try {
+      return await (follow ? this.stat(path) : this.lstat(path));
+    } catch {
+      return null;
+    }
+  }
+
   override async readdir(path: string): Promise<string[]> {
     const folder = isNormalized(path) ? this.paths.get(path) : undefined;
     if (folder?.type !== "directory") return super.readdir(path);
