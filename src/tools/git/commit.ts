@@ -1,10 +1,20 @@
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
-import { GitignoreRules } from "../walk.ts";
 import { gitFs } from "./fs.ts";
+import { entryFor, type IndexEntry, isIntentToAdd, readIndex, writeIndex } from "./index-file.ts";
 import { loadGit } from "./load.ts";
-import { changedSince, gitFailure, headCommit, openRepo, type Repo, repoAt } from "./repo.ts";
-import { type FileChange, gitStatus } from "./status.ts";
+import {
+  flatTree,
+  serializeTree,
+  sha1Hex,
+  type TreeEntry,
+  type TreeItem,
+  wrapObject,
+  writeObjects,
+} from "./objects.ts";
+import { gitFailure, headCommit, objectCache, openRepo, type Repo, repoAt } from "./repo.ts";
+import { type FileChange, gitStatus, stagedBetween } from "./status.ts";
+import { hashWorktreeFiles, scanWorktree } from "./worktree.ts";
 
 export interface CommitOptions {
   message: string;
@@ -24,28 +34,9 @@ export interface CommitResult {
 
 /** Files whose index entry differs from HEAD's (what a commit would record); no working-tree walk. */
 export async function stagedChanges(repo: Repo): Promise<FileChange[]> {
-  const { git, fs, dir, cache } = repo;
   const head = await headCommit(repo);
-  const changes: FileChange[] = [];
-  const trees = head ? [git.TREE({ ref: head }), git.STAGE()] : [git.STAGE()];
-  await git.walk({
-    fs,
-    dir,
-    cache,
-    trees,
-    map: async (path, entries) => {
-      const [before, after] = head ? entries : [null, entries[0]];
-      if (path === ".") return true;
-      const [beforeType, afterType] = await Promise.all([before?.type(), after?.type()]);
-      if (beforeType === "tree" || afterType === "tree") return true;
-      const beforeId = before ? `${await before.oid()} ${await before.mode()}` : null;
-      const afterId = after ? `${await after.oid()} ${await after.mode()}` : null;
-      if (beforeId === afterId) return null;
-      changes.push({ path, status: !before ? "added" : !after ? "deleted" : "modified" });
-      return null;
-    },
-  });
-  return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const headFiles = head ? await flatTree(repo, objectCache(repo), head) : new Map<string, TreeItem>();
+  return stagedBetween(headFiles, await readIndex(repo));
 }
 
 /** Who commits when the repository's config does not say. */
@@ -88,14 +79,7 @@ export async function gitCommit(context: Clocked, options: CommitOptions): Promi
       timestamp: Math.floor(now.getTime() / 1000),
       timezoneOffset: now.getTimezoneOffset(),
     };
-    const oid = await repo.git.commit({
-      fs: repo.fs,
-      dir: repo.dir,
-      cache: repo.cache,
-      message,
-      author: person,
-      committer: person,
-    });
+    const oid = await commitIndex(repo, message, person);
     return {
       commit_hash: oid,
       files_committed: staged.map((change) => change.path),
@@ -110,16 +94,14 @@ export async function gitCommit(context: Clocked, options: CommitOptions): Promi
 
 /**
  * `git add -A -- paths`: new and changed files added (ignored ones skipped), deleted ones removed.
- * One walk of the working tree against the index finds what differs; ignore rules come from
- * GitignoreRules (loaded once per folder) rather than a per-file lookup, which keeps the first
- * commit of a big tree fast.
+ * One scan of the working tree against the index (git's stat cache: unchanged files are not read)
+ * finds what differs; the new blobs are stored and the index written once.
  */
 export async function stagePaths(
   context: Pick<ToolContext, "resolve" | "signal" | "sandbox">,
   repo: Repo,
   paths: string[],
 ): Promise<void> {
-  const { git, fs, dir, cache } = repo;
   const prefixes: string[] = [];
   for (const input of paths) {
     const path = await context.resolve(input, { param: "paths" });
@@ -129,49 +111,119 @@ export async function stagePaths(
     prefixes.some((prefix) => prefix === "" || path === prefix || path.startsWith(`${prefix}/`));
   const onTheWay = (path: string) =>
     prefixes.some((prefix) => prefix === "" || prefix.startsWith(`${path}/`) || wanted(path));
-  const rules = await GitignoreRules.load(context.sandbox);
-  const add: string[] = [];
-  const remove: string[] = [];
-  const matched = new Set<string>();
-  await git.walk({
-    fs,
-    dir,
-    cache,
-    trees: [git.WORKDIR(), git.STAGE()],
-    map: async (path, [workdir, stage]) => {
-      if (path === ".") return true;
-      if (path === ".git" || path.startsWith(".git/")) return null;
-      if (!onTheWay(path)) return null;
-      const [workdirType, stageType] = await Promise.all([workdir?.type(), stage?.type()]);
-      if (workdirType === "tree" || stageType === "tree") {
-        if (!stage && rules.ignores(path, true)) return null;
-        if (workdirType === "tree") await rules.enter(path);
-        return true;
-      }
-      if (!wanted(path)) return null;
-      if (!stage && workdir && rules.ignores(path, false)) return null;
-      for (const prefix of prefixes)
-        if (prefix === "" || path === prefix || path.startsWith(`${prefix}/`)) matched.add(prefix);
-      if (workdir && !stage) add.push(path);
-      else if (!workdir && stage) remove.push(path);
-      else if (workdir && stage && (await changedSince(workdir, stage))) add.push(path);
-      return null;
-    },
+  const scan = await scanWorktree(repo, {
+    untracked: true,
+    within: (path, folder) => (folder ? onTheWay(path) : wanted(path)),
   });
   for (const prefix of prefixes) {
-    if (
-      prefix !== "" &&
-      !matched.has(prefix) &&
-      !(await context.sandbox.lstat(`${dir}/${prefix}`).catch(() => null))
-    ) {
+    if (prefix === "") continue;
+    const deletedHere = scan.deleted.some((path) => path === prefix || path.startsWith(`${prefix}/`));
+    if (!deletedHere && !(await context.sandbox.lstat(`${repo.dir}/${prefix}`).catch(() => null))) {
       throw new ToolFailure("file_not_found", `pathspec "${prefix}" did not match any files.`, {
         path: prefix,
       });
     }
   }
-  // Ignore rules were applied above; tracked files are staged even when a rule matches them.
-  if (add.length > 0) await git.add({ fs, dir, cache, filepath: add.sort(), force: true });
-  for (const file of remove) await git.remove({ fs, dir, cache, filepath: file });
+  // A nested repository ("folder/") is left out rather than added as a submodule.
+  const fresh = await hashWorktreeFiles(
+    repo,
+    scan.untracked.filter((path) => !path.endsWith("/")).map((path) => ({ path })),
+  );
+  const files = [...scan.changed, ...fresh];
+  if (files.length === 0 && scan.deleted.length === 0) return;
+  await writeObjects(
+    repo,
+    files.map((file) => ({ oid: file.oid, wrapped: wrapObject("blob", file.content) })),
+  );
+  const replaced = new Map(files.map((file) => [file.path, file]));
+  const removed = new Set(scan.deleted);
+  const entries: IndexEntry[] = [];
+  for (const entry of scan.index.entries) {
+    // Adding a path resolves its conflict: its stages give way to the one entry.
+    if (removed.has(entry.path) || replaced.has(entry.path)) continue;
+    entries.push(entry);
+  }
+  for (const file of files)
+    entries.push(entryFor(file.path, file.oid, file.stat, scan.index.byPath.get(file.path)));
+  await writeIndex(repo, entries);
+}
+
+/** Writes the index's trees and a commit of them on HEAD's branch (or HEAD itself when detached). */
+async function commitIndex(
+  repo: Repo,
+  message: string,
+  person: { name: string; email: string; timestamp: number; timezoneOffset: number },
+): Promise<string> {
+  const index = await readIndex(repo);
+  if (index.unmerged.size > 0) {
+    throw new ToolFailure(
+      "git_error",
+      `Cannot commit with unmerged paths (${[...index.unmerged].slice(0, 5).join(", ")}): resolve the conflicts and stage the files first.`,
+    );
+  }
+  const tree = await writeIndexTrees(repo, index.entries);
+  const head = await headCommit(repo);
+  const { git, fs, dir, sandbox, gitdir } = repo;
+  const oid = await git.writeCommit({
+    fs,
+    dir,
+    commit: { message, tree, parent: head ? [head] : [], author: person, committer: person },
+  });
+  const headFile = (
+    await sandbox.readFile(`${gitdir}/HEAD`).then((bytes) => new TextDecoder().decode(bytes))
+  ).trim();
+  const ref = headFile.startsWith("ref: ") ? headFile.slice(5).trim() : "HEAD";
+  const refPath = `${gitdir}/${ref}`;
+  await sandbox.mkdir(refPath.slice(0, refPath.lastIndexOf("/")), { recursive: true });
+  await sandbox.writeFile(refPath, `${oid}\n`);
+  return oid;
+}
+
+/**
+ * The index's folders as tree objects, deepest first; returns the root tree's id. Each tree is
+ * hashed, and only those not already stored are written (an unchanged folder keeps its id).
+ */
+export async function writeIndexTrees(repo: Repo, entries: IndexEntry[]): Promise<string> {
+  const folders = new Map<string, TreeEntry[]>([["", []]]);
+  const folderOf = (path: string): TreeEntry[] => {
+    let list = folders.get(path);
+    if (list) return list;
+    list = [];
+    folders.set(path, list);
+    const slash = path.lastIndexOf("/");
+    folderOf(slash === -1 ? "" : path.slice(0, slash)).push({
+      name: path.slice(slash + 1),
+      mode: 0o040000,
+      oid: "",
+    });
+    return list;
+  };
+  for (const entry of entries) {
+    // Entries added with --intent-to-add are not part of the tree.
+    if (entry.stage !== 0 || isIntentToAdd(entry)) continue;
+    const slash = entry.path.lastIndexOf("/");
+    folderOf(slash === -1 ? "" : entry.path.slice(0, slash)).push({
+      name: entry.path.slice(slash + 1),
+      mode: entry.mode,
+      oid: entry.oid,
+    });
+  }
+  // Deepest folders first, so each tree's sub-tree ids are known when it is hashed; the root last.
+  const depth = (path: string) => (path === "" ? 0 : path.split("/").length);
+  const order = [...folders.keys()].sort((a, b) => depth(b) - depth(a));
+  const ids = new Map<string, string>();
+  const written: { oid: string; wrapped: Uint8Array }[] = [];
+  for (const path of order) {
+    const list = folders.get(path)!;
+    for (const item of list)
+      if (item.mode === 0o040000) item.oid = ids.get(path === "" ? item.name : `${path}/${item.name}`)!;
+    const wrapped = wrapObject("tree", serializeTree(list));
+    const oid = sha1Hex(wrapped);
+    ids.set(path, oid);
+    written.push({ oid, wrapped });
+  }
+  await writeObjects(repo, written);
+  return ids.get("")!;
 }
 
 async function identityOf(repo: Repo): Promise<{ name: string; email: string; defaulted: boolean }> {
@@ -238,14 +290,7 @@ export async function initRepository(
     timestamp: Math.floor(now.getTime() / 1000),
     timezoneOffset: now.getTimezoneOffset(),
   };
-  const oid = await git.commit({
-    fs,
-    dir,
-    cache: repo.cache,
-    message: options.message ?? "Initial commit\n",
-    author: person,
-    committer: person,
-  });
+  const oid = await commitIndex(repo, options.message ?? "Initial commit\n", person);
   if ((await headCommit(repo)) !== oid)
     throw new ToolFailure("git_error", "The initial commit did not move HEAD.");
   return oid;

@@ -1,9 +1,14 @@
 import picomatch from "picomatch/posix";
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
-import { changedSince, gitFailure, headCommit, openRepo, type Repo } from "./repo.ts";
+import { readIndex } from "./index-file.ts";
+import { flatTree, readBlob } from "./objects.ts";
+import { gitFailure, headCommit, objectCache, openRepo, type Repo } from "./repo.ts";
 import { detectRenames, similarityPercent } from "./similarity.ts";
 import { isBinary, unifiedHunks } from "./unified.ts";
+import { scanWorktree } from "./worktree.ts";
+
+const SUBMODULE = "160000";
 
 export interface DiffOptions {
   /** Index against HEAD (or against base_ref) instead of the working tree against the index. */
@@ -167,6 +172,37 @@ function pathFilter(pathspec: string[]): (path: string) => boolean {
   return (path) => tests.some((test) => test(path));
 }
 
+/**
+ * A side's files by path. A tree is flattened once per tree id; the index is read as it is; the
+ * working tree is the index with what scanWorktree found changed or deleted laid over it (it
+ * counts only where the index tracks something), so only files whose stat changed are read.
+ */
+async function filesOf(
+  repo: Repo,
+  side: Side,
+  selected: (path: string) => boolean,
+): Promise<Map<string, Version>> {
+  const files = new Map<string, Version>();
+  if (side.kind === "tree") {
+    if (!side.oid) return files;
+    for (const [path, item] of await flatTree(repo, objectCache(repo), side.oid))
+      files.set(path, { oid: item.oid, mode: item.mode.toString(8) });
+    return files;
+  }
+  if (side.kind === "stage") {
+    for (const [path, entry] of (await readIndex(repo)).byPath)
+      files.set(path, { oid: entry.oid, mode: entry.mode.toString(8) });
+    return files;
+  }
+  const scan = await scanWorktree(repo, { within: (path, folder) => folder || selected(path) });
+  for (const [path, entry] of scan.index.byPath)
+    files.set(path, { oid: entry.oid, mode: entry.mode.toString(8) });
+  for (const path of scan.deleted) files.delete(path);
+  for (const file of scan.changed)
+    files.set(file.path, { oid: file.oid, mode: file.mode.toString(8), content: file.content });
+  return files;
+}
+
 /** Files that differ between two sides, renames paired where git would pair them. */
 async function collectChanges(
   repo: Repo,
@@ -174,49 +210,22 @@ async function collectChanges(
   after: Side,
   selected: (path: string) => boolean,
 ): Promise<Change[]> {
-  const { git, fs, dir, cache } = repo;
-  const walker = (side: Side) =>
-    side.kind === "tree"
-      ? side.oid
-        ? git.TREE({ ref: side.oid })
-        : null
-      : side.kind === "stage"
-        ? git.STAGE()
-        : git.WORKDIR();
-  const trees = [walker(before), walker(after), git.STAGE()];
-  const present = trees.map((tree) => tree !== null);
-  const workdirAfter = after.kind === "workdir";
+  const [oldFiles, newFiles] = await Promise.all([
+    filesOf(repo, before, selected),
+    filesOf(repo, after, selected),
+  ]);
+  const blob = (version: Version | undefined) => (version && version.mode !== SUBMODULE ? version : null);
   const found: Change[] = [];
-  await git.walk({
-    fs,
-    dir,
-    cache,
-    trees: trees.filter((tree) => tree !== null),
-    map: async (path, entries) => {
-      const [a, b, stage] = spread(entries, present);
-      if (path === ".") return true;
-      if (path === ".git") return null;
-      // The working tree counts only where the index tracks something.
-      const bEntry = workdirAfter && !stage ? null : b;
-      if (!a && !bEntry) return null;
-      const types = await Promise.all([a?.type(), bEntry?.type()]);
-      if (types.includes("tree")) return true;
-      const version = async (entry: typeof a, type: string | undefined): Promise<Version | null> => {
-        if (!entry || type !== "blob") return null;
-        return { oid: (await entry.oid()) as string, mode: ((await entry.mode()) as number).toString(8) };
-      };
-      if (!selected(path)) return null;
-      // A working-tree file whose stats match the index is the index's blob: no hashing.
-      const sameAsIndex =
-        workdirAfter && bEntry && stage && types[1] === "blob" && !(await changedSince(bEntry, stage));
-      const old = await version(a, types[0]);
-      const now = sameAsIndex ? await version(stage, "blob") : await version(bEntry, types[1]);
-      if (!old && !now) return true;
-      if (old && now && old.oid === now.oid && old.mode === now.mode) return true;
-      found.push({ path, oldPath: path, before: old, after: now });
-      return true;
-    },
-  });
+  const consider = (path: string) => {
+    if (!selected(path)) return;
+    const old = blob(oldFiles.get(path));
+    const now = blob(newFiles.get(path));
+    if (!old && !now) return;
+    if (old && now && old.oid === now.oid && old.mode === now.mode) return;
+    found.push({ path, oldPath: path, before: old, after: now });
+  };
+  for (const path of oldFiles.keys()) consider(path);
+  for (const path of newFiles.keys()) if (!oldFiles.has(path)) consider(path);
   const deleted = found.filter((change) => change.after === null);
   const added = found.filter((change) => change.before === null);
   const sorted = (changes: Change[]) =>
@@ -225,7 +234,10 @@ async function collectChanges(
   const pairs = await detectRenames(
     deleted.map((change) => ({ path: change.path, oid: change.before!.oid })),
     added.map((change) => ({ path: change.path, oid: change.after!.oid })),
-    async (oid) => (await git.readBlob({ fs, dir, cache, oid })).blob,
+    async (oid) => {
+      const version = added.find((change) => change.after!.oid === oid)?.after;
+      return version?.content ?? readBlob(repo, oid);
+    },
   );
   const renamedFrom = new Map(pairs.map((pair) => [pair.from, pair]));
   const renamedTo = new Map(pairs.map((pair) => [pair.to, pair]));
@@ -248,31 +260,8 @@ async function collectChanges(
   return sorted(result);
 }
 
-function spread<T>(entries: (T | null)[], present: boolean[]): (T | null)[] {
-  const out: (T | null)[] = [];
-  let index = 0;
-  for (const has of present) out.push(has ? (entries[index++] ?? null) : null);
-  return out;
-}
-
-async function content(
-  repo: Repo,
-  version: Version,
-  path: string,
-  fromWorkdir: boolean,
-): Promise<Uint8Array> {
-  if (version.content) return version.content;
-  const { git, fs, dir, cache, sandbox } = repo;
-  try {
-    return (await git.readBlob({ fs, dir, cache, oid: version.oid })).blob;
-  } catch (error) {
-    if (!fromWorkdir) throw error;
-    const absolute = `${dir}/${path}`;
-    const stat = await sandbox.lstat(absolute);
-    return stat.type === "symlink"
-      ? new TextEncoder().encode(await sandbox.readlink(absolute))
-      : sandbox.readFile(absolute);
-  }
+async function content(repo: Repo, version: Version): Promise<Uint8Array> {
+  return version.content ?? readBlob(repo, version.oid);
 }
 
 async function renderChange(repo: Repo, change: Change): Promise<FileDiff> {
@@ -311,8 +300,8 @@ async function renderChange(repo: Repo, change: Change): Promise<FileDiff> {
     header.push(
       `index ${before ? abbrev(before.oid) : ZERO}..${after ? abbrev(after.oid) : ZERO}${sameMode ? ` ${after!.mode}` : ""}`,
     );
-    const oldBytes = before ? await content(repo, before, change.oldPath, false) : new Uint8Array();
-    const newBytes = after ? await content(repo, after, change.path, true) : new Uint8Array();
+    const oldBytes = before ? await content(repo, before) : new Uint8Array();
+    const newBytes = after ? await content(repo, after) : new Uint8Array();
     binary = isBinary(oldBytes) || isBinary(newBytes);
     if (binary) {
       body = `Binary files ${before ? oldName : "/dev/null"} and ${after ? newName : "/dev/null"} differ\n`;

@@ -24,8 +24,8 @@ function toGitStats(stat: FileStat): GitStats {
     isSymbolicLink: () => stat.type === "symlink",
     mode: TYPE_BITS[stat.type] | stat.mode,
     size: stat.size,
-    // No inode numbers in a sandbox: a constant keeps git's stat comparison on size, mode and time.
-    ino: 0,
+    // The entry's version where the backend has one (see FileStat.ino), as the index stores it.
+    ino: stat.ino ?? 0,
     dev: 0,
     uid: 0,
     gid: 0,

@@ -3,6 +3,7 @@ import type { ToolContext } from "../../core/profile.ts";
 import type { Sandbox } from "../../sandbox/types.ts";
 import { type GitFs, gitFs } from "./fs.ts";
 import { type Git, loadGit } from "./load.ts";
+import type { ObjectCache } from "./objects.ts";
 
 /** One git repository at the workspace root, with the per-runtime cache isomorphic-git reuses between calls. */
 export interface Repo {
@@ -27,6 +28,18 @@ export async function openRepo(context: Pick<ToolContext, "sandbox" | "services"
     );
   }
   return repo;
+}
+
+const objectCaches = new WeakMap<Sandbox, ObjectCache>();
+
+/** Parsed and flattened trees of this sandbox's repository, kept across calls (an id's content never changes). */
+export function objectCache(repo: Repo): ObjectCache {
+  let cache = objectCaches.get(repo.sandbox);
+  if (!cache) {
+    cache = { trees: new Map(), flat: new Map() };
+    objectCaches.set(repo.sandbox, cache);
+  }
+  return cache;
 }
 
 export async function repoAt(sandbox: Sandbox, cache: object = {}): Promise<Repo | null> {
@@ -61,34 +74,4 @@ export function gitFailure(error: unknown, doing: string): ToolFailure {
     );
   }
   return new ToolFailure("git_error", `${doing}: ${message}`, { git_code: code ?? null });
-}
-
-export type WalkerEntry = NonNullable<Parameters<Parameters<Repo["git"]["walk"]>[0]["map"] & {}>[1][number]>;
-
-/**
- * Whether a working-tree file differs from its index entry: equal size, mode and mtime mean
- * unchanged (git's own shortcut); otherwise the content's hash decides. Comparing stats here skips
- * the index lock isomorphic-git takes for every oid() call.
- */
-export async function changedSince(workdir: WalkerEntry, stage: WalkerEntry): Promise<boolean> {
-  const [current, indexed] = (await Promise.all([workdir.stat(), stage.stat()])) as unknown as GitStat[];
-  if (
-    current &&
-    indexed &&
-    current.size === indexed.size &&
-    current.mode === indexed.mode &&
-    current.mtimeSeconds === indexed.mtimeSeconds &&
-    current.mtimeNanoseconds === indexed.mtimeNanoseconds
-  ) {
-    return false;
-  }
-  if ((await workdir.mode()) !== (await stage.mode())) return true;
-  return (await workdir.oid()) !== (await stage.oid());
-}
-
-interface GitStat {
-  size: number;
-  mode: number;
-  mtimeSeconds: number;
-  mtimeNanoseconds: number;
 }

@@ -1,7 +1,11 @@
 import type { ToolContext } from "../../core/profile.ts";
-import { GitignoreRules } from "../walk.ts";
-import { changedSince, headCommit, openRepo, type Repo } from "./repo.ts";
+import { type GitIndex, isIntentToAdd } from "./index-file.ts";
+import { flatTree, readBlob, type TreeItem } from "./objects.ts";
+import { headCommit, objectCache, openRepo, type Repo } from "./repo.ts";
 import { detectRenames } from "./similarity.ts";
+import { scanWorktree } from "./worktree.ts";
+
+const SUBMODULE = 0o160000;
 
 export type ChangeStatus = "added" | "modified" | "deleted" | "renamed";
 
@@ -38,8 +42,8 @@ export async function gitStatus(context: Pick<ToolContext, "sandbox" | "services
   const head = await headCommit(repo);
   const branch = (await git.currentBranch({ fs, dir, fullname: false })) ?? null;
   const detached = branch === null;
-  const { staged, unstaged, untracked, stageOids } = await compareTrees(repo, head);
-  const stagedWithRenames = await withRenames(repo, head, staged, stageOids);
+  const { staged, unstaged, untracked, stageOids, headFiles } = await compareTrees(repo, head);
+  const stagedWithRenames = await withRenames(repo, staged, stageOids, headFiles);
   const tracking = await upstreamOf(repo, detached ? null : branch, head);
   return {
     branch: detached ? null : branch,
@@ -53,9 +57,9 @@ export async function gitStatus(context: Pick<ToolContext, "sandbox" | "services
 }
 
 /**
- * One walk of HEAD's tree, the working tree and the index together. A working-tree file counts as
- * unchanged when its stats match the index (git's shortcut), else its content hash decides;
- * untracked paths go through the .gitignore rules, and an ignored untracked folder is not entered.
+ * HEAD's tree (flattened once per tree id) against the index gives the staged changes; the index
+ * against the working tree (git's stat cache, see scanWorktree) the unstaged ones and the
+ * untracked files, .gitignore applied and ignored folders not entered.
  */
 async function compareTrees(
   repo: Repo,
@@ -65,80 +69,52 @@ async function compareTrees(
   unstaged: FileChange[];
   untracked: string[];
   stageOids: Map<string, string>;
+  headFiles: Map<string, TreeItem>;
 }> {
-  const { git, fs, dir, cache, sandbox } = repo;
-  const rules = await GitignoreRules.load(sandbox);
-  const staged: FileChange[] = [];
-  const unstaged: FileChange[] = [];
-  const untracked: string[] = [];
+  const scan = await scanWorktree(repo, { untracked: true });
+  const headFiles = head ? await flatTree(repo, objectCache(repo), head) : new Map<string, TreeItem>();
+  const staged = stagedBetween(headFiles, scan.index);
   const stageOids = new Map<string, string>();
-  const trees = head ? [git.WORKDIR(), git.STAGE(), git.TREE({ ref: head })] : [git.WORKDIR(), git.STAGE()];
-  await git.walk({
-    fs,
-    dir,
-    cache,
-    trees,
-    map: async (path, [workdir, stage, tree]) => {
-      if (path === ".") return true;
-      if (path === ".git") return null;
-      const [workdirType, stageType, treeType] = await Promise.all([
-        workdir?.type(),
-        stage?.type(),
-        tree?.type(),
-      ]);
-      const tracked = Boolean(stage) || Boolean(tree);
-      if (workdirType === "tree" || stageType === "tree" || treeType === "tree") {
-        if (!tracked && rules.ignores(path, true)) return null;
-        if (workdirType === "tree") await rules.enter(path);
-        // A path that is a folder on one side and a file on another: only the folder side is walked.
-        if (!(workdirType === "blob" || stageType === "blob" || treeType === "blob")) return true;
-      }
-      if (workdirType === "commit" || stageType === "commit" || treeType === "commit") return null;
-      const inWorkdir = workdirType === "blob" || workdirType === "special";
-      const inStage = stageType === "blob";
-      const inTree = treeType === "blob";
-      if (!inStage && !inTree) {
-        if (inWorkdir && !rules.ignores(path, false)) untracked.push(path);
-        return workdirType === "tree" ? true : null;
-      }
-      if (inStage) stageOids.set(path, (await stage!.oid()) as string);
-      if (inTree && inStage) {
-        const [treeOid, treeMode, stageMode] = await Promise.all([tree!.oid(), tree!.mode(), stage!.mode()]);
-        if (treeOid !== stageOids.get(path) || treeMode !== stageMode)
-          staged.push({ path, status: "modified" });
-      } else if (inStage) staged.push({ path, status: "added" });
-      else staged.push({ path, status: "deleted" });
-      if (!inStage) {
-        // Removed from the index but still on disk: git shows it both deleted (staged) and untracked.
-        if (inWorkdir) untracked.push(path);
-      } else if (!inWorkdir) unstaged.push({ path, status: "deleted" });
-      else if (await changedSince(workdir!, stage!)) unstaged.push({ path, status: "modified" });
-      return workdirType === "tree" || stageType === "tree" || treeType === "tree" ? true : null;
-    },
-  });
-  return { staged, unstaged, untracked, stageOids };
+  for (const [path, entry] of scan.index.byPath) stageOids.set(path, entry.oid);
+  const unstaged: FileChange[] = [
+    ...scan.changed.map((file): FileChange => ({ path: file.path, status: "modified" })),
+    ...scan.deleted.map((path): FileChange => ({ path, status: "deleted" })),
+  ];
+  return { staged, unstaged, untracked: scan.untracked, stageOids, headFiles };
+}
+
+/** What a commit of the index would record: its entries against HEAD's files (submodules left out). */
+export function stagedBetween(headFiles: Map<string, TreeItem>, index: GitIndex): FileChange[] {
+  const staged: FileChange[] = [];
+  for (const [path, entry] of index.byPath) {
+    if (entry.mode === SUBMODULE || isIntentToAdd(entry)) continue;
+    const before = headFiles.get(path);
+    if (!before || before.mode === SUBMODULE) staged.push({ path, status: "added" });
+    else if (before.oid !== entry.oid || before.mode !== entry.mode)
+      staged.push({ path, status: "modified" });
+  }
+  for (const [path, item] of headFiles) {
+    if (item.mode === SUBMODULE || index.unmerged.has(path)) continue;
+    const now = index.byPath.get(path);
+    if (!now || now.mode === SUBMODULE || isIntentToAdd(now)) staged.push({ path, status: "deleted" });
+  }
+  return staged.sort(byPath);
 }
 
 /** Staged deletions and additions that git would pair as renames become one "renamed" entry. */
 async function withRenames(
   repo: Repo,
-  head: string | null,
   staged: FileChange[],
   stageOids: Map<string, string>,
+  headFiles: Map<string, TreeItem>,
 ): Promise<FileChange[]> {
   const deleted = staged.filter((change) => change.status === "deleted");
   const added = staged.filter((change) => change.status === "added");
-  if (!head || deleted.length === 0 || added.length === 0) return staged;
-  const { git, fs, dir, cache } = repo;
-  const headOids = new Map<string, string>();
-  for (const change of deleted) {
-    const { oid } = await git.readBlob({ fs, dir, cache, oid: head, filepath: change.path });
-    headOids.set(change.path, oid);
-  }
+  if (deleted.length === 0 || added.length === 0) return staged;
   const pairs = await detectRenames(
-    deleted.map((change) => ({ path: change.path, oid: headOids.get(change.path)! })),
+    deleted.map((change) => ({ path: change.path, oid: headFiles.get(change.path)!.oid })),
     added.map((change) => ({ path: change.path, oid: stageOids.get(change.path)! })),
-    async (oid) => (await git.readBlob({ fs, dir, cache, oid })).blob,
+    (oid) => readBlob(repo, oid),
   );
   if (pairs.length === 0) return staged;
   const from = new Set(pairs.map((pair) => pair.from));
