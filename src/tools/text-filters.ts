@@ -1,6 +1,9 @@
 import { ToolFailure } from "../core/errors.ts";
 import type { ToolContext } from "../core/profile.ts";
 import { truncateHeadBytes, utf8Length } from "../core/truncate.ts";
+import { type StopCheck, Stopped } from "../sandbox/embedded/commands/command-io.ts";
+import { grepLines } from "../sandbox/embedded/commands/grep/grep.ts";
+import { RegexSyntaxError } from "../sandbox/embedded/commands/regex/posix-regex.ts";
 import { formatBytes } from "./write-text.ts";
 
 /**
@@ -42,12 +45,12 @@ function commandLine(run: TextFilterRun): string {
   switch (run.filter) {
     case "jq":
       return run.input === null ? `jq -n ${program}` : `jq ${program}`;
-    case "grep":
-      return `grep -n -e ${program}`;
     case "sed":
       return `sed -n -e ${program}`;
     case "awk":
       return `awk ${program}`;
+    case "grep":
+      throw new Error("grep runs in this thread, not in the shell");
   }
 }
 
@@ -56,6 +59,7 @@ function commandLine(run: TextFilterRun): string {
  * is abnormal_exit with its stderr (invalid_pattern for a bad grep regex).
  */
 export async function runTextFilter(context: ToolContext, run: TextFilterRun): Promise<TextFilterResult> {
+  if (run.filter === "grep") return inProcess(context, run, (stop) => grepFilter(run, stop));
   if (run.filter === "sed") checkSedExpression(run.program);
   if (run.filter === "awk") checkAwkScript(run.program);
   // jq and awk take no "--": a leading space keeps a program such as "-1" from reading as an option.
@@ -76,7 +80,7 @@ export async function runTextFilter(context: ToolContext, run: TextFilterRun): P
       },
     );
   }
-  const failed = run.filter === "grep" ? result.exitCode > 1 : result.exitCode !== 0;
+  const failed = result.exitCode !== 0;
   if (failed && /exceeded maximum iterations|too many iterations/u.test(result.stderr)) {
     throw new ToolFailure(
       "limit_exceeded",
@@ -86,10 +90,8 @@ export async function runTextFilter(context: ToolContext, run: TextFilterRun): P
   }
   if (failed) {
     const stderr = result.stderr.trim();
-    const isPattern =
-      run.filter === "grep" && /invalid|unmatched|unbalanced|trailing backslash/iu.test(stderr);
     throw new ToolFailure(
-      isPattern ? "invalid_pattern" : "abnormal_exit",
+      "abnormal_exit",
       `${run.filter} failed (exit ${result.exitCode}): ${stderr || "no message"}`,
       {
         command: run.filter,
@@ -107,6 +109,68 @@ export async function runTextFilter(context: ToolContext, run: TextFilterRun): P
     );
   }
   return { output: result.stdout, exitCode: result.exitCode };
+}
+
+/**
+ * The tool's stop check: its signal, and its deadline measured here, because a busy loop never
+ * lets the runtime's timer fire (the briefing's polling contract).
+ */
+function toolStopCheck(context: ToolContext, timeoutMs: number): StopCheck {
+  const deadline = performance.now() + timeoutMs;
+  return () => {
+    if (performance.now() >= deadline) return "deadline";
+    if (context.signal.aborted) return "interrupt";
+    return null;
+  };
+}
+
+/** Runs one of our own filters (grep, sed, awk) in this thread, mapping its stops and errors. */
+async function inProcess(
+  context: ToolContext,
+  run: TextFilterRun,
+  body: (stop: StopCheck) => TextFilterResult,
+): Promise<TextFilterResult> {
+  const timeoutMs = run.timeoutMs ?? context.deadlineMs;
+  let result: TextFilterResult;
+  try {
+    result = body(toolStopCheck(context, timeoutMs));
+  } catch (error) {
+    if (error instanceof Stopped) {
+      throw new ToolFailure(
+        "timeout",
+        error.reason === "deadline"
+          ? `${run.filter} did not finish within ${timeoutMs / 1000} s.`
+          : `${run.filter} was interrupted.`,
+        { command: run.filter },
+      );
+    }
+    if (error instanceof RegexSyntaxError) {
+      throw new ToolFailure(
+        "invalid_pattern",
+        `${run.filter}: ${error.gnuMessage} (at character ${error.position + 1} of ${JSON.stringify(run.program)}).`,
+        { command: run.filter, position: error.position + 1 },
+      );
+    }
+    throw error;
+  }
+  if (run.maxOutputBytes !== undefined && utf8Length(result.output) > run.maxOutputBytes) {
+    const size = utf8Length(result.output);
+    throw new ToolFailure(
+      "limit_exceeded",
+      `${run.filter} produced ${size} bytes, over the ${formatBytes(run.maxOutputBytes)} output limit (${run.maxOutputName ?? "max_output_size"}). Narrow the program.`,
+      { limit: run.maxOutputName ?? "max_output_size", limit_bytes: run.maxOutputBytes, size_bytes: size },
+    );
+  }
+  return result;
+}
+
+/** grep as plain grep -n reads the pattern: a BRE, case-sensitive. */
+function grepFilter(run: TextFilterRun, stop: StopCheck): TextFilterResult {
+  const lines = grepLines(run.input ?? "", run.program, {}, stop);
+  return {
+    output: lines.map((entry) => `${entry.line}:${entry.text}\n`).join(""),
+    exitCode: lines.length > 0 ? 0 : 1,
+  };
 }
 
 /** grep -n output ("12:text") as numbered lines. */

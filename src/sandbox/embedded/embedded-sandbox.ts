@@ -15,6 +15,7 @@ import {
   type WorkspaceChange,
   type WorkspaceSnapshot,
 } from "../types.ts";
+import { embeddedCommands } from "./commands/index.ts";
 import { withFsErrors } from "./fs-errors.ts";
 import { RecordingFs } from "./recording-fs.ts";
 import { ShellSession } from "./shell-session.ts";
@@ -71,7 +72,8 @@ export class EmbeddedSandbox implements Sandbox {
     this.workspaceRoot = (options.workspaceRoot ?? "/workspace").replace(/\/+$/u, "");
     this.fs = new RecordingFs();
     this.fs.setRoot(this.workspaceRoot);
-    this.commands = options.commands ?? [];
+    // Ours replace just-bash's grep/sed/awk; a host's own commands come last and win.
+    this.commands = [...embeddedCommands(), ...(options.commands ?? [])];
     this.network = options.network;
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.baseEnv = {

@@ -1,0 +1,11 @@
+import type { Command } from "just-bash";
+import { grepCommands } from "./grep/grep.ts";
+
+/**
+ * Toolroom's own commands that replace just-bash's built-ins of the same name in every embedded
+ * shell (grep, egrep, fgrep): one implementation serves the shell and the tools. Each command
+ * lives in its own folder with its tests; add a command here to register it.
+ */
+export function embeddedCommands(): Command[] {
+  return [...grepCommands()];
+}

@@ -1,0 +1,227 @@
+import { type Assertion, isWordChar, type PosixRegex, type RegexNode } from "./posix-regex.ts";
+
+/**
+ * POSIX matching is leftmost-longest; JavaScript's is leftmost-first. Both find the same leftmost
+ * start, so a match found by the RegExp is re-measured here: a set-of-states (Thompson) walk of
+ * the pattern's tree from that start, keeping the last position where it could end. Linear in the
+ * text, it needs no backtracking; patterns with back-references keep the RegExp's extent.
+ */
+
+export interface PosixMatch {
+  index: number;
+  end: number;
+  /** [0] is the whole match; undefined for a group that did not take part. */
+  groups: (string | undefined)[];
+}
+
+type Instruction =
+  | { op: "char"; test: (char: string) => boolean }
+  | { op: "split"; next: number; alt: number }
+  | { op: "jump"; next: number }
+  | { op: "assert"; kind: Assertion }
+  | { op: "match" };
+
+/** Past this many instructions (huge intervals), the RegExp's own extent is kept. */
+const MAX_PROGRAM = 5_000;
+
+class TooBig extends Error {}
+
+function compileProgram(tree: RegexNode, ignoreCase: boolean): Instruction[] {
+  const program: Instruction[] = [];
+  const fold = (char: string) => (ignoreCase ? char.toLowerCase() : char);
+  const push = (instruction: Instruction) => {
+    if (program.length >= MAX_PROGRAM) throw new TooBig();
+    program.push(instruction);
+    return program.length - 1;
+  };
+  const node = (n: RegexNode): void => {
+    switch (n.type) {
+      case "char": {
+        const want = fold(n.char);
+        const upper = n.char.toUpperCase();
+        push({
+          op: "char",
+          test: ignoreCase ? (c) => c.toLowerCase() === want || c.toUpperCase() === upper : (c) => c === want,
+        });
+        return;
+      }
+      case "any":
+        push({ op: "char", test: () => true });
+        return;
+      case "set":
+        push({ op: "char", test: n.test });
+        return;
+      case "assert":
+        push({ op: "assert", kind: n.kind });
+        return;
+      case "backref":
+        throw new TooBig();
+      case "group": {
+        const jumps: number[] = [];
+        n.alternatives.forEach((sequence, k) => {
+          const last = k === n.alternatives.length - 1;
+          const split = last ? -1 : push({ op: "split", next: 0, alt: 0 });
+          if (split >= 0) (program[split] as { next: number }).next = program.length;
+          for (const child of sequence) node(child);
+          if (!last) {
+            jumps.push(push({ op: "jump", next: 0 }));
+            (program[split] as { alt: number }).alt = program.length;
+          }
+        });
+        for (const jump of jumps) (program[jump] as { next: number }).next = program.length;
+        return;
+      }
+      case "repeat": {
+        for (let k = 0; k < n.min; k++) node(n.node);
+        if (n.max === Number.POSITIVE_INFINITY) {
+          const split = push({ op: "split", next: program.length + 1, alt: 0 });
+          node(n.node);
+          push({ op: "jump", next: split });
+          (program[split] as { alt: number }).alt = program.length;
+          return;
+        }
+        const splits: number[] = [];
+        for (let k = n.min; k < n.max; k++) {
+          splits.push(push({ op: "split", next: program.length + 1, alt: 0 }));
+          node(n.node);
+        }
+        for (const split of splits) (program[split] as { alt: number }).alt = program.length;
+        return;
+      }
+    }
+  };
+  node(tree);
+  push({ op: "match" });
+  return program;
+}
+
+const programs = new WeakMap<PosixRegex, Instruction[] | null>();
+
+function programOf(re: PosixRegex): Instruction[] | null {
+  let program = programs.get(re);
+  if (program === undefined) {
+    try {
+      program = re.hasBackrefs ? null : compileProgram(re.tree, re.options.ignoreCase === true);
+    } catch (error) {
+      if (!(error instanceof TooBig)) throw error;
+      program = null;
+    }
+    programs.set(re, program);
+  }
+  return program;
+}
+
+function holds(kind: Assertion, text: string, at: number, multiline: boolean): boolean {
+  const before = at > 0 ? text[at - 1] : undefined;
+  const after = text[at];
+  switch (kind) {
+    case "^":
+      return at === 0 || (multiline && before === "\n");
+    case "$":
+      return at === text.length || (multiline && after === "\n");
+    case "bufferStart":
+      return at === 0;
+    case "bufferEnd":
+      return at === text.length;
+    case "wordStart":
+      return !isWordChar(before) && isWordChar(after);
+    case "wordEnd":
+      return isWordChar(before) && !isWordChar(after);
+    case "word":
+      return isWordChar(before) !== isWordChar(after);
+    case "notWord":
+      return isWordChar(before) === isWordChar(after);
+    case "notAfterWord":
+      return !isWordChar(before);
+    case "notBeforeWord":
+      return !isWordChar(after);
+  }
+}
+
+/** The end of the longest match starting exactly at `start`, or -1 if none. */
+function longestEnd(program: Instruction[], text: string, start: number, multiline: boolean): number {
+  let current: number[] = [];
+  let next: number[] = [];
+  const mark = new Int32Array(program.length).fill(-1);
+  let generation = 0;
+  let best = -1;
+  let at = start;
+  const add = (list: number[], pc: number) => {
+    if (mark[pc] === generation) return;
+    mark[pc] = generation;
+    const instruction = program[pc]!;
+    switch (instruction.op) {
+      case "jump":
+        add(list, instruction.next);
+        return;
+      case "split":
+        add(list, instruction.next);
+        add(list, instruction.alt);
+        return;
+      case "assert":
+        if (holds(instruction.kind, text, at, multiline)) add(list, pc + 1);
+        return;
+      case "match":
+        best = at;
+        return;
+      default:
+        list.push(pc);
+    }
+  };
+  add(current, 0);
+  while (current.length > 0 && at < text.length) {
+    const char = String.fromCodePoint(text.codePointAt(at)!);
+    const width = char.length;
+    generation++;
+    const from = at;
+    at = from + width;
+    next.length = 0;
+    for (const pc of current) {
+      const instruction = program[pc] as { op: "char"; test: (char: string) => boolean };
+      if (instruction.test(char)) add(next, pc + 1);
+    }
+    [current, next] = [next, current];
+  }
+  return best;
+}
+
+const forcedEnds = new WeakMap<PosixRegex, RegExp>();
+
+/** The same pattern, sticky and forced to end where the text ends: to read groups of a longer match. */
+function forcedEnd(re: PosixRegex): RegExp {
+  let forced = forcedEnds.get(re);
+  if (!forced) {
+    forced = new RegExp(`(?:${re.regex.source})(?![\\s\\S])`, `${re.regex.flags.replace("g", "")}y`);
+    forcedEnds.set(re, forced);
+  }
+  return forced;
+}
+
+/**
+ * The leftmost-longest match at or after `from`, with its groups. `notBol` says the text does
+ * not start a line (sed's and awk's later matches on one line still see the real start).
+ */
+export function execPosix(re: PosixRegex, text: string, from: number): PosixMatch | null {
+  re.regex.lastIndex = from;
+  const found = re.regex.exec(text);
+  if (!found) return null;
+  const index = found.index;
+  const jsEnd = index + found[0].length;
+  const groups: (string | undefined)[] = [...found];
+  if (jsEnd === text.length) return { index, end: jsEnd, groups };
+  const program = programOf(re);
+  if (program === null) return { index, end: jsEnd, groups };
+  const end = longestEnd(program, text, index, re.options.multiline === true);
+  if (end <= jsEnd) return { index, end: jsEnd, groups };
+  const forced = forcedEnd(re);
+  forced.lastIndex = index;
+  const again = forced.exec(text.slice(0, end));
+  if (again) return { index, end, groups: [...again] };
+  return { index, end, groups: [text.slice(index, end)] };
+}
+
+/** Does the pattern match anywhere in the text? */
+export function testPosix(re: PosixRegex, text: string): boolean {
+  re.regex.lastIndex = 0;
+  return re.regex.test(text);
+}

@@ -1,0 +1,554 @@
+/**
+ * POSIX regular expressions as GNU reads them (grep, sed, gawk), parsed into a small tree and
+ * translated to a JavaScript RegExp. JavaScript picks the first alternative that matches where
+ * POSIX picks the longest match, so `longestMatch` (./longest.ts) re-measures a match's end with
+ * a set-of-states walk of the same tree: match extents (sed s///, awk sub/match, grep -o) are
+ * POSIX's, except for patterns with back-references, which keep JavaScript's first match.
+ */
+
+export type RegexDialect = "basic" | "extended" | "fixed";
+
+export interface PosixRegexOptions {
+  dialect: RegexDialect;
+  ignoreCase?: boolean;
+  /** sed's M flag: ^ and $ also match at embedded newlines. */
+  multiline?: boolean;
+  /** gawk: backslash escapes work inside brackets, \y is a word boundary, \b a backspace. */
+  awk?: boolean;
+  /** sed: \n \t \f \v \a \r \dNNN \oNNN \xHH \cX stand for characters. */
+  charEscapes?: boolean;
+  /** grep -w: the match must not touch a word character on either side. */
+  wholeWord?: boolean;
+  /** grep -x: the match must be the whole text. */
+  wholeLine?: boolean;
+}
+
+/** A malformed pattern: GNU's message, and where (0-based character index) it went wrong. */
+export class RegexSyntaxError extends Error {
+  constructor(
+    readonly gnuMessage: string,
+    readonly position: number,
+  ) {
+    super(gnuMessage);
+    this.name = "RegexSyntaxError";
+  }
+}
+
+export type Assertion =
+  | "^"
+  | "$"
+  | "wordStart"
+  | "wordEnd"
+  | "word"
+  | "notWord"
+  | "bufferStart"
+  | "bufferEnd"
+  | "notAfterWord"
+  | "notBeforeWord";
+
+export type RegexNode =
+  | { type: "char"; char: string }
+  | { type: "any" }
+  | { type: "set"; negated: boolean; body: string; test: (char: string) => boolean }
+  | { type: "group"; capture: number | null; alternatives: RegexNode[][] }
+  | { type: "repeat"; node: RegexNode; min: number; max: number }
+  | { type: "backref"; group: number }
+  | { type: "assert"; kind: Assertion };
+
+export interface PosixRegex {
+  readonly pattern: string;
+  readonly options: PosixRegexOptions;
+  /** Global, sticky-free RegExp: set lastIndex and call exec. */
+  readonly regex: RegExp;
+  readonly tree: RegexNode;
+  readonly groupCount: number;
+  readonly hasBackrefs: boolean;
+}
+
+const WORD = "\\p{L}\\p{N}_";
+const DUP_MAX = 32767;
+
+/** POSIX class names → the body of a JavaScript `u` character class. */
+const CLASSES: Record<string, string> = {
+  alpha: "\\p{L}",
+  digit: "0-9",
+  alnum: "\\p{L}\\p{N}",
+  upper: "\\p{Lu}",
+  lower: "\\p{Ll}",
+  space: "\\s",
+  blank: "\\t\\p{Zs}",
+  punct: "\\p{P}\\p{S}",
+  print: "\\p{L}\\p{M}\\p{N}\\p{P}\\p{S}\\p{Zs}",
+  graph: "\\p{L}\\p{M}\\p{N}\\p{P}\\p{S}",
+  cntrl: "\\p{Cc}",
+  xdigit: "0-9A-Fa-f",
+};
+
+/** A code point written so it is literal in a JavaScript `u` pattern (inside a class when `inClass`). */
+function literal(char: string, inClass = false): string {
+  if (/[\\^$.*+?()[\]{}|/]/u.test(char) || (inClass && char === "-")) return `\\${char}`;
+  const code = char.codePointAt(0)!;
+  if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, "0")}`;
+  return char;
+}
+
+export function compilePosixRegex(pattern: string, options: PosixRegexOptions): PosixRegex {
+  const parser = new Parser(pattern, options);
+  let tree: RegexNode =
+    options.dialect === "fixed"
+      ? {
+          type: "group",
+          capture: null,
+          alternatives: [[...pattern].map((char): RegexNode => ({ type: "char", char }))],
+        }
+      : parser.parse();
+  if (options.wholeLine) {
+    tree = {
+      type: "group",
+      capture: null,
+      alternatives: [[{ type: "assert", kind: "^" }, tree, { type: "assert", kind: "$" }]],
+    };
+  } else if (options.wholeWord) {
+    tree = {
+      type: "group",
+      capture: null,
+      alternatives: [
+        [{ type: "assert", kind: "notAfterWord" }, tree, { type: "assert", kind: "notBeforeWord" }],
+      ],
+    };
+  }
+  const source = emit(tree, options);
+  let regex: RegExp;
+  try {
+    regex = new RegExp(source, `gsu${options.ignoreCase ? "i" : ""}${options.multiline ? "m" : ""}`);
+  } catch (error) {
+    throw new RegexSyntaxError(`Invalid regular expression (${(error as Error).message})`, 0);
+  }
+  return {
+    pattern,
+    options,
+    regex,
+    tree,
+    groupCount: parser.groups,
+    hasBackrefs: parser.backrefs,
+  };
+}
+
+class Parser {
+  private i = 0;
+  groups = 0;
+  backrefs = false;
+  private readonly closed = new Set<number>();
+  private readonly basic: boolean;
+
+  constructor(
+    private readonly src: string,
+    private readonly options: PosixRegexOptions,
+  ) {
+    this.basic = options.dialect === "basic";
+  }
+
+  parse(): RegexNode {
+    const alternatives = this.alternation(0);
+    if (this.i < this.src.length) {
+      // Only a stray close paren stops the top level.
+      throw new RegexSyntaxError("Unmatched ) or \\)", this.i);
+    }
+    return { type: "group", capture: null, alternatives };
+  }
+
+  private atAlternation(): boolean {
+    return this.basic ? this.src.startsWith("\\|", this.i) : this.src[this.i] === "|";
+  }
+
+  private atClose(depth: number): boolean {
+    if (this.basic) return this.src.startsWith("\\)", this.i);
+    // An ERE ")" with no open group is an ordinary character, as GNU reads it.
+    return this.src[this.i] === ")" && depth > 0;
+  }
+
+  private alternation(depth: number): RegexNode[][] {
+    const alternatives: RegexNode[][] = [this.sequence(depth)];
+    while (this.atAlternation()) {
+      this.i += this.basic ? 2 : 1;
+      alternatives.push(this.sequence(depth));
+    }
+    return alternatives;
+  }
+
+  private sequence(depth: number): RegexNode[] {
+    const nodes: RegexNode[] = [];
+    const start = this.i;
+    while (this.i < this.src.length && !this.atAlternation() && !this.atClose(depth)) {
+      const afterAnchor = nodes.length === 1 && nodes[0]!.type === "assert" && nodes[0]!.kind === "^";
+      const atom = this.atom(depth, this.i === start || (this.basic && afterAnchor));
+      if (atom === null) continue;
+      // BRE: "^*" is an anchor and a literal star.
+      if (this.basic && atom.type === "assert" && atom.kind === "^") nodes.push(atom);
+      else nodes.push(this.quantifiers(atom));
+    }
+    return nodes;
+  }
+
+  /** Reads quantifiers after an atom; several in a row nest, as GNU reads them. */
+  private quantifiers(atom: RegexNode): RegexNode {
+    let node = atom;
+    for (;;) {
+      const c = this.src[this.i];
+      let min: number;
+      let max: number;
+      if (c === "*") {
+        this.i++;
+        [min, max] = [0, Number.POSITIVE_INFINITY];
+      } else if (this.basic ? this.src.startsWith("\\+", this.i) : c === "+") {
+        this.i += this.basic ? 2 : 1;
+        [min, max] = [1, Number.POSITIVE_INFINITY];
+      } else if (this.basic ? this.src.startsWith("\\?", this.i) : c === "?") {
+        this.i += this.basic ? 2 : 1;
+        [min, max] = [0, 1];
+      } else if (this.basic ? this.src.startsWith("\\{", this.i) : c === "{") {
+        const interval = this.interval();
+        if (interval === null) return node;
+        [min, max] = interval;
+      } else return node;
+      if (node.type === "assert" && (node.kind === "^" || node.kind === "$")) {
+        // GNU: a quantified anchor quantifies nothing useful; keep it as written.
+        node = { type: "group", capture: null, alternatives: [[node]] };
+      }
+      node = { type: "repeat", node, min, max };
+    }
+  }
+
+  /** Reads {m}, {m,}, {,n}, {m,n} (with backslashes in BRE); null: an ERE "{" that is a literal. */
+  private interval(): [number, number] | null {
+    const open = this.i;
+    this.i += this.basic ? 2 : 1;
+    const digits = () => {
+      const from = this.i;
+      while (/[0-9]/u.test(this.src[this.i] ?? "")) this.i++;
+      return from === this.i ? null : Number(this.src.slice(from, this.i));
+    };
+    const min = digits();
+    let max = min;
+    if (this.src[this.i] === ",") {
+      this.i++;
+      max = digits();
+      if (max === null) max = Number.POSITIVE_INFINITY;
+    }
+    const close = this.basic ? "\\}" : "}";
+    if (!this.src.startsWith(close, this.i)) {
+      if (!this.basic) {
+        // GNU ERE: a "{" that does not start a valid interval is an ordinary character.
+        this.i = open;
+        return null;
+      }
+      if (this.i >= this.src.length || (this.src[this.i] === "\\" && this.i + 1 >= this.src.length)) {
+        throw new RegexSyntaxError("Unmatched \\{", open);
+      }
+      // "a\{1a" has no closing brace at all; "a\{1a\}" has bad content.
+      if (this.src.indexOf("\\}", this.i) < 0) throw new RegexSyntaxError("Unmatched \\{", open);
+      throw new RegexSyntaxError("Invalid content of \\{\\}", open);
+    }
+    this.i += close.length;
+    if (min === null && max === null) {
+      if (!this.basic) {
+        this.i = open;
+        return null;
+      }
+      throw new RegexSyntaxError("Invalid content of \\{\\}", open);
+    }
+    const low = min ?? 0;
+    const high = max ?? low;
+    if (high < low) throw new RegexSyntaxError("Invalid content of \\{\\}", open);
+    if (low > DUP_MAX || (high !== Number.POSITIVE_INFINITY && high > DUP_MAX)) {
+      throw new RegexSyntaxError("Regular expression too big", open);
+    }
+    return [low, high];
+  }
+
+  /** One atom, or null for something that produced nothing (an ignored leading quantifier). */
+  private atom(depth: number, first: boolean): RegexNode | null {
+    const c = this.src[this.i]!;
+    const start = this.i;
+    if (c === "^") {
+      this.i++;
+      // BRE: ^ is an anchor only first in the pattern or a group or an alternative.
+      if (this.basic && !first) return { type: "char", char: "^" };
+      return { type: "assert", kind: "^" };
+    }
+    if (c === "$") {
+      this.i++;
+      if (this.basic && !(this.i >= this.src.length || this.atAlternation() || this.atClose(depth))) {
+        return { type: "char", char: "$" };
+      }
+      return { type: "assert", kind: "$" };
+    }
+    if (c === "*" && first) {
+      this.i++;
+      // BRE: a leading * is literal; ERE (GNU): a leading * is ignored.
+      return this.basic ? { type: "char", char: "*" } : null;
+    }
+    if (!this.basic && (c === "+" || c === "?") && first) {
+      this.i++;
+      return null;
+    }
+    if (!this.basic && c === "{" && first) {
+      const save = this.i;
+      const interval = this.interval();
+      if (interval !== null) return null;
+      this.i = save + 1;
+      return { type: "char", char: "{" };
+    }
+    if (c === ".") {
+      this.i++;
+      return { type: "any" };
+    }
+    if (c === "[") return this.bracket();
+    if (!this.basic && c === "(") {
+      this.i++;
+      return this.group(depth, start);
+    }
+    if (c === "\\") return this.escape(depth, first);
+    const char = String.fromCodePoint(this.src.codePointAt(this.i)!);
+    this.i += char.length;
+    return { type: "char", char };
+  }
+
+  private group(depth: number, start: number): RegexNode {
+    const capture = ++this.groups;
+    const alternatives = this.alternation(depth + 1);
+    const close = this.basic ? "\\)" : ")";
+    if (!this.src.startsWith(close, this.i)) throw new RegexSyntaxError("Unmatched ( or \\(", start);
+    this.i += close.length;
+    this.closed.add(capture);
+    return { type: "group", capture, alternatives };
+  }
+
+  private escape(depth: number, first: boolean): RegexNode | null {
+    const start = this.i;
+    const next = this.src[this.i + 1];
+    if (next === undefined) throw new RegexSyntaxError("Trailing backslash", start);
+    this.i += 2;
+    if (this.basic && next === "(") return this.group(depth, start);
+    if (this.basic && next === "{" && first) return { type: "char", char: "{" };
+    if (this.basic && next === "}") return { type: "char", char: "}" };
+    if (/[1-9]/u.test(next)) {
+      const group = Number(next);
+      if (!this.closed.has(group)) throw new RegexSyntaxError("Invalid back reference", start);
+      this.backrefs = true;
+      return { type: "backref", group };
+    }
+    switch (next) {
+      case "<":
+        return { type: "assert", kind: "wordStart" };
+      case ">":
+        return { type: "assert", kind: "wordEnd" };
+      case "b":
+        if (this.options.awk) return { type: "char", char: "\b" };
+        return { type: "assert", kind: "word" };
+      case "y":
+        if (this.options.awk) return { type: "assert", kind: "word" };
+        break;
+      case "B":
+        return { type: "assert", kind: "notWord" };
+      case "`":
+        return { type: "assert", kind: "bufferStart" };
+      case "'":
+        return { type: "assert", kind: "bufferEnd" };
+      case "w":
+        return this.classNode(false, WORD);
+      case "W":
+        return this.classNode(true, WORD);
+      case "s":
+        return this.classNode(false, "\\s");
+      case "S":
+        return this.classNode(true, "\\s");
+    }
+    const char = this.characterEscape(next);
+    if (char !== null) return { type: "char", char };
+    if (next === "\n" && !this.options.awk) return { type: "char", char: "\n" };
+    const literalChar = String.fromCodePoint(this.src.codePointAt(this.i - 1)!);
+    this.i += literalChar.length - 1;
+    return { type: "char", char: literalChar };
+  }
+
+  /** \n, \t … where the dialect has them (sed, awk); the index is just past the letter. */
+  private characterEscape(letter: string): string | null {
+    if (!this.options.charEscapes && !this.options.awk) return null;
+    const simple: Record<string, string> = { n: "\n", t: "\t", f: "\f", v: "\v", a: "\x07", r: "\r" };
+    if (letter in simple) return simple[letter]!;
+    if (this.options.awk && letter === "/") return "/";
+    if (this.options.awk && letter === '"') return '"';
+    if (this.options.charEscapes) {
+      const numeric = (radix: number, pattern: RegExp, max: number) => {
+        const match = pattern.exec(this.src.slice(this.i, this.i + max));
+        if (!match) return null;
+        this.i += match[0].length;
+        return String.fromCharCode(Number.parseInt(match[0], radix));
+      };
+      if (letter === "d") return numeric(10, /^[0-9]{1,3}/u, 3);
+      if (letter === "o") return numeric(8, /^[0-7]{1,3}/u, 3);
+      if (letter === "x") return numeric(16, /^[0-9A-Fa-f]{1,2}/u, 2);
+      if (letter === "c" && this.i < this.src.length) {
+        const target = this.src[this.i++]!.toUpperCase();
+        return String.fromCharCode(target.charCodeAt(0) ^ 0x40);
+      }
+    }
+    if (this.options.awk && /[0-7]/u.test(letter)) {
+      const match = /^[0-7]{0,2}/u.exec(this.src.slice(this.i, this.i + 2))!;
+      this.i += match[0].length;
+      return String.fromCharCode(Number.parseInt(letter + match[0], 8));
+    }
+    return null;
+  }
+
+  private classNode(negated: boolean, body: string): RegexNode {
+    const test = new RegExp(`^[${negated ? "^" : ""}${body}]$`, `su${this.options.ignoreCase ? "i" : ""}`);
+    return { type: "set", negated, body, test: (char) => test.test(char) };
+  }
+
+  /** A bracket expression, from "[" to its "]". */
+  private bracket(): RegexNode {
+    const open = this.i;
+    this.i++;
+    let negated = false;
+    if (this.src[this.i] === "^") {
+      negated = true;
+      this.i++;
+    }
+    const parts: string[] = [];
+    let firstItem = true;
+    const unmatched = () => new RegexSyntaxError("Unmatched [, [^, [:, [., or [=", open);
+    /** One element: a character (possibly a collating element) or null for a class. */
+    const element = (): { char: string } | { body: string } => {
+      const c = this.src[this.i];
+      if (c === undefined) throw unmatched();
+      if (c === "[" && /[:=.]/u.test(this.src[this.i + 1] ?? "")) {
+        const kind = this.src[this.i + 1]!;
+        const end = this.src.indexOf(`${kind}]`, this.i + 2);
+        if (end < 0) throw unmatched();
+        const name = this.src.slice(this.i + 2, end);
+        this.i = end + 2;
+        if (kind === ":") {
+          const body = CLASSES[name];
+          if (body === undefined) throw new RegexSyntaxError("Invalid character class name", open);
+          const cased =
+            this.options.ignoreCase && (name === "upper" || name === "lower") ? "\\p{Lu}\\p{Ll}" : body;
+          return { body: cased };
+        }
+        if ([...name].length !== 1) throw new RegexSyntaxError("Invalid collation character", open);
+        return { char: name };
+      }
+      if (c === "\\" && this.options.awk) {
+        const next = this.src[this.i + 1];
+        if (next === undefined) throw unmatched();
+        this.i += 2;
+        const escaped = this.characterEscape(next);
+        if (escaped !== null) return { char: escaped };
+        if (next === "y" || next === "B" || next === "<" || next === ">") return { char: next };
+        return { char: String.fromCodePoint(this.src.codePointAt(this.i - 1)!) };
+      }
+      const char = String.fromCodePoint(this.src.codePointAt(this.i)!);
+      this.i += char.length;
+      return { char };
+    };
+    for (;;) {
+      const c = this.src[this.i];
+      if (c === undefined) throw unmatched();
+      if (c === "]" && !firstItem) {
+        this.i++;
+        break;
+      }
+      firstItem = false;
+      const from = element();
+      if ("body" in from) {
+        parts.push(from.body);
+        continue;
+      }
+      if (this.src[this.i] === "-" && this.src[this.i + 1] !== "]" && this.src[this.i + 1] !== undefined) {
+        this.i++;
+        const to = element();
+        if ("body" in to) throw new RegexSyntaxError("Invalid range end", open);
+        if (to.char.codePointAt(0)! < from.char.codePointAt(0)!) {
+          throw new RegexSyntaxError("Invalid range end", open);
+        }
+        parts.push(`${literal(from.char, true)}-${literal(to.char, true)}`);
+        continue;
+      }
+      parts.push(literal(from.char, true));
+    }
+    const body = parts.join("");
+    const flags = `su${this.options.ignoreCase ? "i" : ""}`;
+    const test = new RegExp(`^[${negated ? "^" : ""}${body}]$`, flags);
+    return { type: "set", negated, body, test: (char) => test.test(char) };
+  }
+}
+
+function emitAssertion(kind: Assertion): string {
+  switch (kind) {
+    case "^":
+      return "^";
+    case "$":
+      return "$";
+    case "bufferStart":
+      return "(?<![\\s\\S])";
+    case "bufferEnd":
+      return "(?![\\s\\S])";
+    case "wordStart":
+      return `(?<![${WORD}])(?=[${WORD}])`;
+    case "wordEnd":
+      return `(?<=[${WORD}])(?![${WORD}])`;
+    case "word":
+      return `(?:(?<![${WORD}])(?=[${WORD}])|(?<=[${WORD}])(?![${WORD}]))`;
+    case "notWord":
+      return `(?:(?<=[${WORD}])(?=[${WORD}])|(?<![${WORD}])(?![${WORD}]))`;
+    case "notAfterWord":
+      return `(?<![${WORD}])`;
+    case "notBeforeWord":
+      return `(?![${WORD}])`;
+  }
+}
+
+function emit(node: RegexNode, options: PosixRegexOptions): string {
+  switch (node.type) {
+    case "char":
+      return literal(node.char);
+    case "any":
+      return ".";
+    case "set":
+      return `[${node.negated ? "^" : ""}${node.body}]`;
+    case "assert":
+      return emitAssertion(node.kind);
+    case "backref":
+      return `\\${node.group}`;
+    case "group": {
+      const body = node.alternatives
+        .map((sequence) => sequence.map((child) => emit(child, options)).join(""))
+        .join("|");
+      return node.capture === null ? `(?:${body})` : `(${body})`;
+    }
+    case "repeat": {
+      let inner = emit(node.node, options);
+      if (node.node.type === "repeat" || node.node.type === "assert") inner = `(?:${inner})`;
+      const { min, max } = node;
+      const suffix =
+        min === 0 && max === Number.POSITIVE_INFINITY
+          ? "*"
+          : min === 1 && max === Number.POSITIVE_INFINITY
+            ? "+"
+            : min === 0 && max === 1
+              ? "?"
+              : max === Number.POSITIVE_INFINITY
+                ? `{${min},}`
+                : min === max
+                  ? `{${min}}`
+                  : `{${min},${max}}`;
+      return `${inner}${suffix}`;
+    }
+  }
+}
+
+/** Is `char` a word constituent as GNU's \w reads it? */
+export function isWordChar(char: string | undefined): boolean {
+  return char !== undefined && /^[\p{L}\p{N}_]$/u.test(char);
+}
