@@ -59,7 +59,7 @@ describe("typecheckWithCompiler", () => {
     expect(ours.rawOutput).toBe(native);
     expect(ours.configFile).toBe("tsconfig.json");
     expect(ours.filesChecked).toBe(3);
-  });
+  }, 120_000); // runs native tsc as well as the in-worker compiler: slow on a busy machine
 
   it("re-checks after an edit, reusing what did not change", async () => {
     const context = await sandboxWith(PROJECT);
