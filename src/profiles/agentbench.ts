@@ -164,7 +164,7 @@ const searchTool: ToolSpec<{
 const applyPatchTool: ToolSpec<{ unified_diff: string }> = {
   name: "apply_patch",
   description:
-    "Apply a unified diff patch to files. Paths are relative to the workspace, with git's a/ and b/ prefixes (as patch -p1 strips them). Every hunk of every file is checked before anything is written: a patch that does not apply changes nothing.",
+    "Apply a unified diff patch to files, as GNU `patch -p1` does at its default fuzz: paths relative to the workspace with git's a/ and b/ prefixes; each hunk sought from its @@ line numbers (after the offset of the hunks before it), lines compared exactly (the newline at end of file too, per `\\ No newline at end of file`), and up to 2 context lines at a hunk's ends left unchecked (fuzz) when nothing matches exactly; data.hunks says where each hunk went and with what fuzz. Every hunk of every file is checked before anything is written (the dry run): a patch that does not apply changes nothing.",
   inputSchema: {
     type: "object",
     title: "ApplyPatchParams",
@@ -178,6 +178,7 @@ const applyPatchTool: ToolSpec<{ unified_diff: string }> = {
       kind: "text",
       text: params.unified_diff,
       formats: ["unified"],
+      mode: "gnu-patch",
     });
     return {
       changed_files: applied.changedFiles,

@@ -20,13 +20,14 @@ export interface Scenario {
 
 const CART_FIX = `--- a/src/cart.js
 +++ b/src/cart.js
-@@ -13,5 +13,4 @@
+@@ -13,6 +13,5 @@
    /** Total in cents. */
    total() {
 -    // Bug: the quantity is ignored.
 -    return this.items.reduce((sum, item) => sum + item.priceCents, 0);
 +    return this.items.reduce((sum, item) => sum + item.priceCents * item.quantity, 0);
    }
+ 
 `;
 
 /**

@@ -16,6 +16,7 @@ export interface PlacedHunk {
   line: number;
   offset: number;
   match: HunkMatch;
+  fuzz?: number;
 }
 
 /**

@@ -11,7 +11,12 @@ import { parseUnified, patchLines, startsFileSection } from "./unified.ts";
  */
 export function parsePatchText(
   text: string,
-  options: { strip?: number; formats?: readonly TextPatchFormat[] } = {},
+  options: {
+    strip?: number;
+    formats?: readonly TextPatchFormat[];
+    keepCarriageReturns?: boolean;
+    asWrittenFallback?: boolean;
+  } = {},
 ): ParsedPatch {
   const formats = options.formats && options.formats.length > 0 ? options.formats : ["unified", "envelope"];
   const allowUnified = formats.includes("unified");
@@ -22,7 +27,11 @@ export function parsePatchText(
   const unifiedAt = allowUnified
     ? lines.findIndex((line, i) => startsFileSection(lines, i) || line.startsWith("@@ -"))
     : -1;
-  const strip = options.strip === undefined ? {} : { strip: options.strip };
+  const strip = {
+    ...(options.strip === undefined ? {} : { strip: options.strip }),
+    ...(options.keepCarriageReturns ? { keepCarriageReturns: true } : {}),
+    ...(options.asWrittenFallback ? { asWrittenFallback: true } : {}),
+  };
   if (envelopeAt !== -1 && (unifiedAt === -1 || envelopeAt < unifiedAt)) return parseEnvelope(text);
   if (unifiedAt !== -1) return parseUnified(text, strip);
   // A JSON argv array keeps its envelope on one line; let the envelope parser unwrap it.

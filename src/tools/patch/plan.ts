@@ -2,7 +2,8 @@ import { ToolFailure } from "../../core/errors.ts";
 import type { WorkspacePath } from "../../core/workspace-path.ts";
 import { type AppliedHunks, applyHunks, type DiffHint, oldSide } from "./apply.ts";
 import { renderPlanDiff } from "./diff.ts";
-import { alreadyExists, fileNotFound, hunkFailure } from "./failures.ts";
+import { alreadyExists, fileNotFound, hunkFailure, parseError } from "./failures.ts";
+import { applyHunksGnu } from "./gnu.ts";
 import { normalizeFileHash, sha256Hex } from "./hash.ts";
 import { parsePatchText } from "./parse.ts";
 import { applyStructuredHunks, validateStructuredPatches } from "./structured.ts";
@@ -52,10 +53,17 @@ export async function planPatch(request: PatchRequest, source: PatchSource): Pro
       "A patch request is {kind: 'text', text} or {kind: 'structured', patches}.",
     );
   }
+  const gnu = request.mode === "gnu-patch";
   const parsed = parsePatchText(request.text, {
     ...(request.strip === undefined ? {} : { strip: request.strip }),
     ...(request.formats === undefined ? {} : { formats: request.formats }),
+    // patch -p1 reads names its way first; a name that only exists as written is still found.
+    ...(gnu ? { strip: request.strip ?? 1, keepCarriageReturns: true, asWrittenFallback: true } : {}),
   });
+  if (gnu) {
+    planner.gnu = true;
+    checkGnuHunks(parsed.operations);
+  }
   if (request.fileHash !== undefined) {
     await planner.checkHash(
       request.fileHash,
@@ -82,6 +90,8 @@ class Planner {
   private readonly entries = new Map<string, Entry>();
   private readonly outcomes: HunkOutcome[] = [];
   private readonly rejected: RejectedHunk[] = [];
+  /** Hunks are placed and written as GNU patch does (src/tools/patch/gnu.ts). */
+  gnu = false;
 
   constructor(private readonly source: PatchSource) {}
 
@@ -232,6 +242,7 @@ class Planner {
   }
 
   private apply(name: string, text: string, hunks: FileOperation["hunks"]): AppliedHunks | undefined {
+    if (this.gnu) return this.record(name, applyHunksGnu(text, hunks));
     return this.record(name, applyHunks(splitLines(text), hunks));
   }
 
@@ -259,6 +270,31 @@ class Planner {
       if (entry.hint) hints.set(file.path, entry.hint);
     }
     return { format, files, hunks: this.outcomes, diff: renderPlanDiff(files, hints) };
+  }
+}
+
+/**
+ * GNU patch reads a hunk by its `@@ -l,n +l,n @@` numbers and calls one without a changed line
+ * malformed: such hunks are refused before anything is sought.
+ */
+function checkGnuHunks(operations: readonly FileOperation[]): void {
+  for (const op of operations) {
+    for (const hunk of op.hunks) {
+      if (hunk.oldStart === undefined) {
+        throw parseError(
+          hunk.patchLine,
+          "a hunk header with line numbers, '@@ -l,n +l,n @@' (patch -p1 places hunks by them)",
+          undefined,
+        );
+      }
+      if (hunk.lines.every((line) => line.kind === " ")) {
+        throw parseError(
+          hunk.patchLine,
+          "a hunk with at least one '-' or '+' line (patch calls a hunk of context only malformed)",
+          undefined,
+        );
+      }
+    }
   }
 }
 

@@ -26,13 +26,22 @@ export interface StructuredFilePatch {
  * What a patch tool hands the engine. `text` is a unified diff or a `*** Begin Patch` envelope,
  * auto-detected among `formats` (default both). `strip` is patch's -pN for unified diffs; when it is
  * left out the engine strips git-style `a/` `b/` prefixes and leaves plain names alone.
+ * `mode: "gnu-patch"` applies a unified diff as GNU patch does at its default fuzz (src/tools/patch/gnu.ts; -p1 unless `strip` says otherwise)
+ * instead of the engine's lenient matching.
  * `fileHash` (hex SHA-256 of the file's current bytes, "sha256:" prefix allowed) guards the single
  * file the patch touches: a patch touching several files with a hash is refused (invalid_params).
  * It is accepted on text requests too, because coding-agent's `file_patch` takes `file_hash` with
  * `diff_text` as well as with `patches`.
  */
 export type PatchRequest =
-  | { kind: "text"; text: string; strip?: number; formats?: TextPatchFormat[]; fileHash?: string }
+  | {
+      kind: "text";
+      text: string;
+      strip?: number;
+      formats?: TextPatchFormat[];
+      fileHash?: string;
+      mode?: "gnu-patch";
+    }
   | { kind: "structured"; patches: StructuredFilePatch[]; fileHash?: string };
 
 /**
@@ -58,13 +67,20 @@ export interface PlannedFile {
 }
 
 /** How a hunk's lines were matched: exactly, or after one of the tolerated kinds of drift. */
-export type HunkMatch = "exact" | "trailing_whitespace" | "whitespace" | "unicode" | "line_counts_repaired";
+export type HunkMatch =
+  | "exact"
+  | "trailing_whitespace"
+  | "whitespace"
+  | "unicode"
+  | "line_counts_repaired"
+  | "fuzz";
 
 /**
  * Where one hunk applied. `line` is the 1-based line of the file (before the patch) where its first
  * old line was found (for a pure insertion: the line it was inserted before). `offset` is `line`
  * minus where the `@@` header said, 0 when the hunk has no line numbers. `match` is the matching
- * level; `line_counts_repaired` is reported when the `@@` counts were wrong and the lines matched exactly.
+ * level; `line_counts_repaired` is reported when the `@@` counts were wrong and the lines matched exactly;
+ * `fuzz` when GNU patch's fuzz (`fuzz` context lines left unchecked at the hunk's ends) placed it.
  */
 export interface HunkOutcome {
   file: string;
@@ -72,6 +88,7 @@ export interface HunkOutcome {
   line: number;
   offset: number;
   match: HunkMatch;
+  fuzz?: number;
 }
 
 /** A checked patch, ready to commit: the files it changes, where each hunk landed, and the real diff. */

@@ -10,11 +10,22 @@ import type { FileOperation, HunkLine, ParsedHunk, ParsedPatch } from "./types.t
 export interface UnifiedOptions {
   /** patch's -pN. When absent, git-style a/ b/ prefixes are stripped and plain names kept. */
   strip?: number;
+  /** With `strip`: a name whose -pN reading names no existing file is tried as written (-p0) too. */
+  asWrittenFallback?: boolean;
+  /** Keep a CR before the newline of hunk lines as part of the line (GNU patch --binary reads them so). */
+  keepCarriageReturns?: boolean;
 }
 
 /** Lines of a patch text without terminators; a final newline does not make an extra empty line. */
 export function patchLines(text: string): string[] {
   const lines = text.split("\n").map((line) => (line.endsWith("\r") ? line.slice(0, -1) : line));
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** Lines of a patch text without their newlines, CRs kept. */
+function rawPatchLines(text: string): string[] {
+  const lines = text.split("\n");
   if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
@@ -35,7 +46,8 @@ export function parseUnified(text: string, options: UnifiedOptions = {}): Parsed
       `strip must be a whole number (patch's -pN); got ${options.strip}.`,
     );
   }
-  const parser = new UnifiedParser(patchLines(text), options.strip);
+  const raw = options.keepCarriageReturns ? rawPatchLines(text) : undefined;
+  const parser = new UnifiedParser(patchLines(text), options.strip, raw, options.asWrittenFallback ?? false);
   return { format: "unified", operations: parser.parse() };
 }
 
@@ -89,7 +101,18 @@ class UnifiedParser {
   constructor(
     private readonly lines: readonly string[],
     private readonly strip: number | undefined,
+    /** The same lines with their CRs, when hunk lines keep them. */
+    private readonly raw: readonly string[] | undefined,
+    private readonly asWrittenFallback: boolean,
   ) {}
+
+  /** Hunk line k; with `raw`, a changed or context line keeps its CR. */
+  private bodyAt(k: number): BodyLine {
+    const parsed = bodyLine(this.lines[k]!);
+    const raw = this.raw?.[k];
+    if (raw === undefined || parsed.loose || parsed.marker) return parsed;
+    return { ...parsed, text: raw.slice(1) };
+  }
 
   parse(): FileOperation[] {
     const operations: FileOperation[] = [];
@@ -222,7 +245,9 @@ class UnifiedParser {
 
   /** The -p levels to try, best first: the explicit one, or a guess from the names and its alternative. */
   private stripLevels(oldName: string | null, newName: string | null): number[] {
-    if (this.strip !== undefined) return [this.strip];
+    if (this.strip !== undefined) {
+      return this.asWrittenFallback && this.strip !== 0 ? [this.strip, 0] : [this.strip];
+    }
     const first = (name: string) => (name.includes("/") ? name.slice(0, name.indexOf("/")) : undefined);
     const prefixed =
       oldName !== null && newName !== null
@@ -269,7 +294,7 @@ class UnifiedParser {
       this.i = start;
       body = [];
       while (this.i < this.lines.length && !this.atBoundary(this.i, false)) {
-        body.push(bodyLine(this.lines[this.i]!));
+        body.push(this.bodyAt(this.i));
         this.i++;
       }
       // Trailing blank or unprefixed lines say nothing about the place and are often prose.
@@ -293,7 +318,7 @@ class UnifiedParser {
         this.i++;
         continue;
       }
-      const parsed = bodyLine(line);
+      const parsed = this.bodyAt(this.i);
       // An unprefixed, non-blank line inside counted lines is not a diff line: the counts are off.
       if (parsed.loose && line !== "") return undefined;
       body.push(parsed);
