@@ -1,6 +1,7 @@
 import { lstat, mkdir, readdir, readFile, readlink, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { join, sep } from "node:path";
 import type { FileChange } from "../core/checkpoints.ts";
+import { gitSetupReason, isGitFolderName } from "../core/git-setup.ts";
 import type { SnapshotEntry, WorkspaceSnapshot } from "../sandbox/types.ts";
 
 /** Reads a folder on disk into snapshot entries, never following symlinks (they are kept as symlinks). */
@@ -48,8 +49,19 @@ function targetStaysInside(path: string, target: string): boolean {
  * files and symlinks shallowest first. Never writes through a symlink on disk, never creates a
  * symlink that points outside the folder. Returns warnings for what it skipped.
  */
-export async function writeBackChanges(folder: string, changes: FileChange[]): Promise<string[]> {
+export async function writeBackChanges(folder: string, all: FileChange[]): Promise<string[]> {
   const warnings: string[] = [];
+  // Git's setup runs commands on this machine; inside .git only new data is written, nothing deleted.
+  const changes = all.filter((change) => {
+    const insideGit = change.path.split("/").some(isGitFolderName);
+    const reason =
+      gitSetupReason(change.path, change.after) ??
+      (insideGit && change.after === null
+        ? `${change.path} is inside a .git folder, where write-back deletes nothing`
+        : null);
+    if (reason) warnings.push(`kept out: ${reason}`);
+    return reason === null;
+  });
   const depth = (path: string) => path.split("/").length;
   const hostPath = (path: string) => join(folder, ...path.split("/"));
   const ensureRealParents = async (path: string): Promise<boolean> => {

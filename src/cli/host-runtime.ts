@@ -2,6 +2,7 @@ import { createWriteStream, type WriteStream } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { MemoryArtifacts } from "../core/artifacts.ts";
+import type { ApprovalMode, Profile } from "../core/profile.ts";
 import { Runtime } from "../core/runtime.ts";
 import { gitShellCommand } from "../host/git-command.ts";
 import { PROFILES } from "../profiles/index.ts";
@@ -23,6 +24,18 @@ export interface HostRuntime {
   runtime: Runtime;
   /** Writes the workspace's changes back to the folder when asked, flushes logs, frees the sandbox. */
   finish(options: { writeBack: boolean }): Promise<void>;
+}
+
+/** Every tool of every profile that is not read-only, set to "deny". */
+function denyChanges(profiles: readonly Profile[]): Record<string, Record<string, ApprovalMode>> {
+  return Object.fromEntries(
+    profiles.map((profile) => [
+      profile.name,
+      Object.fromEntries(
+        profile.tools.filter((tool) => tool.kind !== "read").map((tool) => [tool.name, "deny"]),
+      ),
+    ]),
+  );
 }
 
 /**
@@ -52,6 +65,8 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
     profiles: [...PROFILES],
     artifacts,
     approver: async () => (options.approve === "auto" ? "allow" : "deny"),
+    // deny: every tool that writes or runs commands is refused by policy, in every profile.
+    ...(options.approve === "deny" ? { approvalOverrides: denyChanges(PROFILES) } : {}),
     settings: { networkAllowList: options.networkAllowList },
     fetch: (input, init) => fetch(input, init),
   });

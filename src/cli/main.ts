@@ -13,6 +13,7 @@ const USAGE = `toolroom — the Toolroom tool runtime on the embedded sandbox
 Usage:
   toolroom batch --workspace DIR --profile NAME [--write-back] [--events FILE] [--artifacts DIR]
                  [--approve auto|deny] [--allow-net URL_PREFIX ...]
+      --approve deny refuses every tool that writes or runs commands, in every profile.
       Reads JSONL tool calls on stdin ({"tool", "params", "request_id"}, or the profile's own
       call shape) and writes one JSONL envelope per call on stdout, in order. DIR is loaded into
       the embedded sandbox; with --write-back the workspace is written back at the end
@@ -119,6 +120,10 @@ function runtimeOptions(args: string[]) {
   }
   const profile = requireProfile(values.profile);
   if (typeof values.workspace !== "string") throw new UsageError("--workspace is required");
+  if (values.approve === "ask")
+    throw new UsageError(
+      "--approve ask needs a person to answer each prompt, and batch and mcp have none (stdin carries the calls). Use --approve deny to refuse every write and command, or --approve auto.",
+    );
   if (values.approve !== "auto" && values.approve !== "deny")
     throw new UsageError("--approve must be auto or deny");
   return {

@@ -67,3 +67,39 @@ export function gitSetupFailure(path: string, reason: string, undone = false): T
     { path, protected: "git_setup" },
   );
 }
+
+/** Refuses, before it runs, a write tool aimed at git's setup or at a `.git` folder itself. */
+export function refuseGitSetupTarget(relative: string): void {
+  const name = relative.split("/").pop() ?? "";
+  const reason = isGitFolderName(name)
+    ? `${relative} is git's own folder; only git_commit and the built-in git change it`
+    : gitSetupReason(relative, { path: relative, type: "file", data: new Uint8Array() });
+  if (reason) throw gitSetupFailure(relative, reason);
+}
+
+/**
+ * The first change a call made to git's setup, with why, or null. A repository the same call
+ * created (git init) may hold a fresh config in the sandbox: write-back never puts it on disk.
+ */
+export function gitSetupChange(
+  changes: readonly { path: string; before: SnapshotEntry | null; after: SnapshotEntry | null }[],
+): { path: string; reason: string } | null {
+  const created = changes
+    .filter(
+      (change) =>
+        change.before === null &&
+        change.after?.type === "directory" &&
+        isGitFolderName(change.path.split("/").pop() ?? ""),
+    )
+    .map((change) => `${change.path}/`);
+  for (const change of changes) {
+    if (created.some((folder) => change.path.startsWith(folder))) continue;
+    const reason = gitSetupReason(change.path, change.after);
+    if (reason)
+      return {
+        path: change.path,
+        reason: change.after === null ? `the call deletes ${change.path}: ${reason}` : reason,
+      };
+  }
+  return null;
+}

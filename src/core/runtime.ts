@@ -4,6 +4,7 @@ import { type ArtifactStore, MemoryArtifacts } from "./artifacts.ts";
 import { type Checkpoint, changeKind, type FileChange, rewind } from "./checkpoints.ts";
 import { asToolFailure, ToolFailure } from "./errors.ts";
 import { type Clock, EventLog, systemClock, type ToolEvent } from "./events.ts";
+import { gitSetupChange, gitSetupFailure, refuseGitSetupTarget } from "./git-setup.ts";
 import type {
   ApprovalMode,
   CallInfo,
@@ -131,6 +132,11 @@ export class Runtime {
     this.trackChanges = options.trackChanges ?? true;
     this.persist = options.persist;
     this.graceMs = options.deadlineGraceMs ?? 1000;
+    // Git's setup (config, hooks, attributes) runs commands on the person's machine: no call changes it.
+    this.changeGuards.push(({ changes }) => {
+      const touched = gitSetupChange(changes);
+      if (touched) throw gitSetupFailure(touched.path, touched.reason, true);
+    });
   }
 
   profile(name: string): Profile {
@@ -248,8 +254,9 @@ export class Runtime {
       const params = validateParams(tool.inputSchema, rawParams);
       info = { ...info, params };
       for (const name of tool.pathParams ?? []) {
-        if (typeof params[name] === "string")
-          normalizeWorkspacePath(params[name], this.sandbox.workspaceRoot, name);
+        if (typeof params[name] !== "string") continue;
+        const relative = normalizeWorkspacePath(params[name], this.sandbox.workspaceRoot, name);
+        if (tool.kind === "write") refuseGitSetupTarget(relative);
       }
       for (const guard of this.guards) await guard({ profile: profile.name, tool, params });
       await tool.guard?.(params, { sandbox: this.sandbox });

@@ -302,6 +302,7 @@ const ERROR_TYPES: Record<string, string> = {
   path_escape: "path_traversal",
   symlink_blocked: "symlink_outside_sandbox",
   command_blocked: "operation_not_allowed",
+  protected_path: "operation_not_allowed",
   abnormal_exit: "command_failed",
 };
 

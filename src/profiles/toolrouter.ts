@@ -395,6 +395,7 @@ export const TOOLROUTER_ERROR_TYPES: Record<string, string> = {
   invalid_pattern: "PatternError",
   timeout: "TimeoutError",
   approval_denied: "ApprovalDenied",
+  protected_path: "PermissionError",
   patch_parse_error: "PatchParseError",
   patch_hunk_fail: "PatchApplyError",
   hash_mismatch: "PatchApplyError",
