@@ -263,6 +263,28 @@ describe("apply_patch", () => {
     });
     expect(absolute.success).toBe(false);
   });
+
+  it("refuses absolute paths, even inside the workspace (the format says never absolute)", async () => {
+    const { call, read } = await setup({ "abc.txt": "x = 1\n" });
+    for (const header of ["*** Update File: /workspace/abc.txt", "*** Add File: /workspace/new.txt"]) {
+      const result = await call("apply_patch", {
+        patch: `*** Begin Patch\n${header}\n-x = 1\n+x = 2\n*** End Patch`.replace(
+          "*** Add File: /workspace/new.txt\n-x = 1\n",
+          "*** Add File: /workspace/new.txt\n",
+        ),
+      });
+      expect(result.success).toBe(false);
+      expect(result.output).toMatch(/relative to the workspace, never absolute/u);
+      expect(result.output).not.toMatch(/outside/u);
+    }
+    const moved = await call("apply_patch", {
+      patch:
+        "*** Begin Patch\n*** Update File: abc.txt\n*** Move to: /workspace/b.txt\n-x = 1\n+x = 2\n*** End Patch",
+    });
+    expect(moved.output).toMatch(/never absolute; found "\/workspace\/b.txt"/u);
+    expect(await read("abc.txt")).toBe("x = 1\n");
+    await expect(read("new.txt")).rejects.toBeDefined();
+  });
 });
 
 describe("grep_files", () => {

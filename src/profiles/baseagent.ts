@@ -138,9 +138,10 @@ const applyPatch: ToolSpec<{ patch: string }> = {
     "Apply surgical file modifications using patch format:\n" +
     "*** Begin Patch\n*** Add File: path\n+line\n*** Update File: path\n@@ context line\n-old\n+new\n" +
     "*** Delete File: path\n*** End Patch\n" +
-    "Use '@@ <line>' to say where a change goes, '+' for new lines, '-' for removed ones, 3 lines of context " +
-    "around changes, relative paths. Every hunk is checked before anything is written: a patch that does " +
-    "not apply changes nothing.",
+    "Use '@@ <line>' to say where a change goes (the line must be in the file; the change is sought after " +
+    "it), '+' for new lines, '-' for removed ones, 3 lines of context around changes, relative paths " +
+    "(absolute ones are refused). Add File overwrites a file that exists. Every hunk is checked before " +
+    "anything is written: a patch that does not apply changes nothing.",
   inputSchema: object({ patch: { type: "string", description: "Patch content" } }, ["patch"]),
   kind: "write",
   deadlineMs: 10_000,
@@ -149,6 +150,7 @@ const applyPatch: ToolSpec<{ patch: string }> = {
       kind: "text",
       text: params.patch,
       formats: ["envelope"],
+      relativePaths: true,
     });
     const lines = applied.plan.files.map((file) => {
       const mark =

@@ -134,7 +134,9 @@ class EnvelopeParser {
   }
 
   private line(raw: string, number: number): void {
-    const line = raw.trimEnd();
+    // A header may be indented (Codex trims it), except inside an Update, where " ***" is context.
+    const indentedHeader = this.current?.kind !== "update" && /^\s+\*\*\* /u.test(raw);
+    const line = indentedHeader ? raw.trim() : raw.trimEnd();
     if (line.startsWith("*** ")) {
       this.header(line, number);
       return;

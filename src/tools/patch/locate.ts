@@ -115,7 +115,7 @@ export interface LocateQuery {
   sought: readonly string[];
   /** 0-based line where the `@@` header puts it (after earlier hunks' offset): searched nearest first. */
   expected?: number;
-  /** Envelope `@@ text` anchors, outermost first: the context is sought after them. */
+  /** Envelope `@@ text` anchors, outermost first: the context is sought after them, and only there. */
   anchors: readonly string[];
   /** Where the previous hunk of the file ended: header-less hunks are sought from here on first. */
   cursor: number;
@@ -146,13 +146,8 @@ export function locate(index: LineIndex, query: LocateQuery): Located {
     return { found: false, reason: "the lines were not found at the end of the file", candidates: [] };
   }
   if (query.expected !== undefined) return locateNearest(index, query);
-  if (query.anchors.length > 0) {
-    const anchored = locateAfterAnchors(index, query);
-    if (anchored.found) return anchored;
-    const unanchored = locateUnique(index, query);
-    if (unanchored.found) return unanchored;
-    return unanchored.candidates.length > 0 ? unanchored : anchored;
-  }
+  // The @@ anchors say where the change is (Codex seeks them first): lines found only elsewhere fail.
+  if (query.anchors.length > 0) return locateAfterAnchors(index, query);
   return locateUnique(index, query);
 }
 

@@ -64,6 +64,8 @@ export async function planPatch(request: PatchRequest, source: PatchSource): Pro
     planner.gnu = true;
     checkGnuHunks(parsed.operations);
   }
+  if (request.relativePaths) checkRelativePaths(parsed.operations);
+  planner.envelope = parsed.format === "envelope";
   if (request.fileHash !== undefined) {
     await planner.checkHash(
       request.fileHash,
@@ -92,6 +94,8 @@ class Planner {
   private readonly rejected: RejectedHunk[] = [];
   /** Hunks are placed and written as GNU patch does (src/tools/patch/gnu.ts). */
   gnu = false;
+  /** An envelope reads files as Codex does: a lone CR ends a line too. */
+  envelope = false;
 
   constructor(private readonly source: PatchSource) {}
 
@@ -168,12 +172,11 @@ class Planner {
     const name = entry.path.relative;
     const destination = op.moveTo === undefined ? undefined : await this.entry(op.moveTo);
     if (op.kind === "add" || (op.kind === "update" && entry.current === null && createsFile(op))) {
-      if (entry.current !== null) {
+      // Codex's Add File writes the file whether or not it exists; a unified diff from /dev/null may not.
+      if (entry.current !== null && format !== "envelope") {
         throw alreadyExists(
           name,
-          format === "envelope"
-            ? "Use '*** Update File:' to change it, or '*** Delete File:' first to replace it."
-            : "Patch it with a diff against its current content ('--- a/path'), or delete it first.",
+          "Patch it with a diff against its current content ('--- a/path'), or delete it first.",
         );
       }
       const result = this.apply(name, "", op.hunks);
@@ -215,7 +218,8 @@ class Planner {
       op.hunks.length > 0 ? this.apply(name, entry.current, op.hunks) : { text: entry.current };
     if (!result) return;
     if (destination && destination !== entry) {
-      if (destination.current !== null) {
+      // As in Codex, an envelope's Move to replaces a file already there; a git rename does not.
+      if (destination.current !== null && format !== "envelope") {
         throw alreadyExists(
           destination.path.relative,
           `Moving ${name} there would overwrite it; delete it first or choose another path.`,
@@ -243,7 +247,7 @@ class Planner {
 
   private apply(name: string, text: string, hunks: FileOperation["hunks"]): AppliedHunks | undefined {
     if (this.gnu) return this.record(name, applyHunksGnu(text, hunks));
-    return this.record(name, applyHunks(splitLines(text), hunks));
+    return this.record(name, applyHunks(splitLines(text, this.envelope), hunks));
   }
 
   private record(name: string, result: AppliedHunks): AppliedHunks | undefined {
@@ -294,6 +298,20 @@ function checkGnuHunks(operations: readonly FileOperation[]): void {
           undefined,
         );
       }
+    }
+  }
+}
+
+/** Refuses absolute paths in a patch whose format asks for relative ones (baseagent: "never absolute"). */
+function checkRelativePaths(operations: readonly FileOperation[]): void {
+  for (const op of operations) {
+    for (const path of [op.paths[0], op.moveTo]) {
+      if (path === undefined || !/^(?:[/\\]|[a-z]:)/iu.test(path)) continue;
+      throw new ToolFailure(
+        "patch_parse_error",
+        `Patch line ${op.patchLine}: paths in a patch are relative to the workspace, never absolute; found ${JSON.stringify(path)}. Write it as ${JSON.stringify(path.replace(/^(?:[a-z]:)?[/\\]+(?:workspace[/\\]+)?/iu, "") || "file.txt")}.`,
+        { line: op.patchLine, path },
+      );
     }
   }
 }

@@ -44,8 +44,12 @@ export function encodeText(text: string): Uint8Array {
   return encoder.encode(text);
 }
 
-/** Splits text into lines, remembering each terminator. "" is a file with no lines. */
-export function splitLines(text: string): FileLines {
+/**
+ * Splits text into lines, remembering each terminator. "" is a file with no lines. With
+ * `loneCarriageReturn`, a CR not followed by LF ends a line too (as Codex's apply_patch reads files).
+ */
+export function splitLines(text: string, loneCarriageReturn = false): FileLines {
+  if (loneCarriageReturn && /\r(?!\n)/u.test(text)) return splitAtEveryEnding(text);
   const bom = text.startsWith(BOM);
   // The native split is the fastest way through a large file; CR is peeled off each part after.
   const parts = (bom ? text.slice(1) : text).split("\n");
@@ -69,6 +73,30 @@ export function splitLines(text: string): FileLines {
     eols.push("");
   }
   return { lines, eols, eol: crlf > last - crlf ? "\r\n" : "\n", bom };
+}
+
+/** splitLines for text with lone CRs: CRLF, LF and CR each end a line. */
+function splitAtEveryEnding(text: string): FileLines {
+  const bom = text.startsWith(BOM);
+  const lines: string[] = [];
+  const eols: string[] = [];
+  const counts = new Map<string, number>();
+  const pattern = /\r\n|\r|\n/gu;
+  const body = bom ? text.slice(1) : text;
+  let start = 0;
+  for (const match of body.matchAll(pattern)) {
+    lines.push(body.slice(start, match.index));
+    eols.push(match[0]);
+    counts.set(match[0], (counts.get(match[0]) ?? 0) + 1);
+    start = match.index + match[0].length;
+  }
+  if (start < body.length) {
+    lines.push(body.slice(start));
+    eols.push("");
+  }
+  // New lines take the ending of the file's first line break (Codex), LF or CRLF.
+  const eol = eols[0] === "\r\n" ? "\r\n" : "\n";
+  return { lines, eols, eol, bom };
 }
 
 /** True when the last line ends with a newline (an empty file counts as ending with one). */

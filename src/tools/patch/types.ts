@@ -41,6 +41,8 @@ export type PatchRequest =
       formats?: TextPatchFormat[];
       fileHash?: string;
       mode?: "gnu-patch";
+      /** Refuse absolute paths in the patch (patch_parse_error), as a format that says "never absolute" asks. */
+      relativePaths?: boolean;
     }
   | { kind: "structured"; patches: StructuredFilePatch[]; fileHash?: string };
 

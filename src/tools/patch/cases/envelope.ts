@@ -212,7 +212,7 @@ export const envelopeCases: PatchCase[] = [
     expect: { files: { "src/utils.py": utils.replace("r * r", "r**2") } },
   },
   {
-    name: "an anchor that is not in the file, with context found once, still applies",
+    name: "an anchor that is not in the file fails, even when the lines are found once elsewhere",
     files: { "src/utils.py": utils },
     request: patch(
       text(
@@ -224,7 +224,44 @@ export const envelopeCases: PatchCase[] = [
         "*** End Patch",
       ),
     ),
-    expect: { files: { "src/utils.py": utils.replace("    return x\n", "    return -x\n") } },
+    expect: {
+      error: { code: "patch_hunk_fail", message: ['the @@ line "def compute(x):" was not found'] },
+    },
+  },
+  {
+    name: "lines found only before their @@ anchor fail: the anchor says where the change is",
+    files: { "m.py": text("def first():", "    x = 1", "    return x", "", "def second():", "    return 2") },
+    request: patch(
+      text(
+        "*** Begin Patch",
+        "*** Update File: m.py",
+        "@@ def second():",
+        "-    x = 1",
+        "+    x = 5",
+        "*** End Patch",
+      ),
+    ),
+    expect: {
+      error: {
+        code: "patch_hunk_fail",
+        message: ['the lines were not found after the @@ line "def second():"'],
+      },
+    },
+  },
+  {
+    name: "an @@ anchor narrows the search to the lines after it (Codex's seek)",
+    files: { "m.py": text("def first():", "    x = 1", "", "def second():", "    x = 1") },
+    request: patch(
+      text(
+        "*** Begin Patch",
+        "*** Update File: m.py",
+        "@@ def second():",
+        "-    x = 1",
+        "+    x = 2",
+        "*** End Patch",
+      ),
+    ),
+    expect: { files: { "m.py": text("def first():", "    x = 1", "", "def second():", "    x = 2") } },
   },
   {
     name: "Move to with a change",
@@ -815,24 +852,10 @@ export const envelopeCases: PatchCase[] = [
     },
   },
   {
-    name: "Add File over an existing file",
-    files: { "f.txt": "x\n" },
-    request: patch(text("*** Begin Patch", "*** Add File: f.txt", "+y", "*** End Patch")),
-    expect: { error: { code: "already_exists", message: ["f.txt already exists", "*** Update File:"] } },
-  },
-  {
     name: "Delete File of a missing file",
     files: {},
     request: patch(text("*** Begin Patch", "*** Delete File: nope.txt", "*** End Patch")),
     expect: { error: { code: "file_not_found", message: ["nope.txt does not exist"] } },
-  },
-  {
-    name: "Move to an existing file",
-    files: { "a.txt": "a\n", "b.txt": "b\n" },
-    request: patch(
-      text("*** Begin Patch", "*** Update File: a.txt", "*** Move to: b.txt", "-a", "+c", "*** End Patch"),
-    ),
-    expect: { error: { code: "already_exists", message: ["b.txt already exists"] } },
   },
   {
     name: "context not found, with the closest lines",
