@@ -18,6 +18,7 @@ export type FailureCode =
   | "invalid_pattern"
   | "limit_exceeded"
   | "timeout"
+  | "cancelled"
   | "approval_denied"
   | "command_blocked"
   | "tool_not_allowed"

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
+import { CALLS_CHANNEL } from "../sandbox/stop-signal.ts";
+import { stopLater } from "../sandbox/testing/stop-later.ts";
 import { writeTextFile } from "../tools/write-text.ts";
 import { ToolFailure } from "./errors.ts";
 import type { Profile, ToolSpec } from "./profile.ts";
@@ -52,6 +54,18 @@ function testProfile(overrides: Partial<Profile> = {}): Profile {
         context.signal.addEventListener("abort", () => reject(new Error("aborted")));
       }),
   };
+  const spin: ToolSpec<Record<string, never>> = {
+    name: "spin",
+    description: "A busy synchronous loop that polls its signal, as a regex or glob match does.",
+    inputSchema: { type: "object", properties: {} },
+    kind: "read",
+    deadlineMs: 60_000,
+    async run(_params, context) {
+      let spins = 0;
+      while (!context.signal.aborted) spins++;
+      return { spins };
+    },
+  };
   const boom: ToolSpec<Record<string, never>> = {
     name: "boom",
     description: "Throws something unexpected.",
@@ -67,7 +81,7 @@ function testProfile(overrides: Partial<Profile> = {}): Profile {
     title: "Test",
     spec: "none",
     description: "A test dialect.",
-    tools: [echo, write, hang, boom],
+    tools: [echo, write, hang, spin, boom],
     symlinks: "block",
     approval: { write: "ask", command: "auto" },
     envelope: {
@@ -335,6 +349,47 @@ describe("run with deadline", () => {
     expect(outcomes.map((outcome) => outcome.step)).toEqual([1, 2, 3]);
     const starts = runtime.events.all().filter((event) => event.type === "tool_call_started");
     expect(starts.map((event) => event.request_id)).toEqual(["req-1", "req-2", "req-3"]);
+  });
+});
+
+describe("cancel", () => {
+  it("stops a busy tool from another thread through shared memory; the next call is served", async () => {
+    const runs: number[] = [];
+    const { runtime } = await setup({ onRun: (run) => runs.push(run.job) });
+    // The page stops whatever call runs now; this thread is stuck in the tool's loop meanwhile.
+    stopLater(runtime.stops, CALLS_CHANNEL, "running", 300);
+    const outcome = await runtime.invoke("test", { tool: "spin", params: {} });
+    expect(runs).toHaveLength(1);
+    // The tool returned what it had: a stopped call's result is kept.
+    expect(outcome.envelope).toMatchObject({ ok: true, data: { spins: expect.any(Number) } });
+    expect(await runtime.call("test", { tool: "echo", params: { text: "next" } })).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it("cancels a waiting call at once, and a queued one before it runs", async () => {
+    const { runtime } = await setup();
+    const hanging = runtime.invoke("test", { tool: "hang", params: {}, request_id: "a" });
+    const queued = runtime.invoke("test", { tool: "echo", params: { text: "x" }, request_id: "b" });
+    expect(runtime.cancel("b")).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(runtime.cancel("a")).toBe(true);
+    expect((await hanging).failure?.code).toBe("cancelled");
+    const second = await queued;
+    expect(second.failure?.code).toBe("cancelled");
+    expect(second.envelope).toMatchObject({ ok: false, code: "cancelled" });
+  });
+
+  it("cancels a call waiting for the person's approval", async () => {
+    const { runtime } = await setup({ approver: () => new Promise(() => undefined) });
+    const waiting = runtime.invoke("test", {
+      tool: "write",
+      params: { path: "a.txt", content: "1" },
+      request_id: "w",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    runtime.cancel("w");
+    expect((await waiting).failure?.code).toBe("cancelled");
   });
 });
 

@@ -1,8 +1,9 @@
 import { recordBySnapshots } from "../sandbox/snapshot.ts";
+import { CALLS_CHANNEL, StopBoard, stopReason } from "../sandbox/stop-signal.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { type ArtifactStore, MemoryArtifacts } from "./artifacts.ts";
 import { type Checkpoint, changeKind, type FileChange, rewind } from "./checkpoints.ts";
-import { asToolFailure, ToolFailure } from "./errors.ts";
+import { asToolFailure, isToolFailure, ToolFailure } from "./errors.ts";
 import { type Clock, EventLog, systemClock, type ToolEvent } from "./events.ts";
 import { gitSetupChange, gitSetupFailure, refuseGitSetupTarget } from "./git-setup.ts";
 import type {
@@ -66,6 +67,21 @@ export interface RuntimeOptions {
   deadlineGraceMs?: number;
   /** An earlier run of this session (after a reload): its log and checkpoints; steps continue after them. */
   history?: RuntimeHistory;
+  /**
+   * Shared memory through which another thread stops a running call (Cancel, Ctrl-C, a client's
+   * cancel): each call runs as a job on CALLS_CHANNEL. A private board when absent.
+   */
+  stops?: StopBoard;
+  /** Told when a call's tool starts running, with the job another thread stops it by. */
+  onRun?(run: RunNotice): void;
+}
+
+/** A call whose tool has started: stop it with `stops.stop(CALLS_CHANNEL, job)`. */
+export interface RunNotice {
+  requestId: string;
+  tool: string;
+  job: number;
+  deadlineMs: number;
 }
 
 export interface RuntimeHistory {
@@ -112,6 +128,13 @@ export class Runtime {
   private readonly persist: (() => Promise<void>) | undefined;
   private readonly graceMs: number;
   private readonly services = serviceRegistry();
+  /** Where stop requests for calls arrive (see src/sandbox/stop-signal.ts). */
+  readonly stops: StopBoard;
+  private readonly onRun: ((run: RunNotice) => void) | undefined;
+  /** Calls started and not finished, by request id: what cancel() stops. */
+  private readonly active = new Map<string, { cancel: AbortController; job?: number }>();
+  /** Request ids cancelled before their call began. */
+  private readonly cancelledEarly = new Set<string>();
   private step = 0;
   private queue: Promise<unknown> = Promise.resolve();
   private nextRequest = 1;
@@ -137,6 +160,23 @@ export class Runtime {
       const touched = gitSetupChange(changes);
       if (touched) throw gitSetupFailure(touched.path, touched.reason, true);
     });
+    this.stops = options.stops ?? StopBoard.create();
+    this.onRun = options.onRun;
+  }
+
+  /**
+   * Stops a call: one waiting in the queue or for approval never runs; a running one sees its
+   * signal aborted (busy loops included, within one poll). True when the call was known here.
+   */
+  cancel(requestId: string): boolean {
+    const running = this.active.get(requestId);
+    if (running) {
+      if (running.job !== undefined) this.stops.stop(CALLS_CHANNEL, running.job);
+      running.cancel.abort();
+      return true;
+    }
+    this.cancelledEarly.add(requestId);
+    return false;
   }
 
   profile(name: string): Profile {
@@ -242,8 +282,11 @@ export class Runtime {
     };
     let changes: FileChange[] = [];
     const waited = { ms: 0, asked: false };
+    const active = { cancel: new AbortController() } as { cancel: AbortController; job?: number };
+    this.active.set(requestId, active);
     try {
       profile = this.profile(profileName);
+      if (this.cancelledEarly.delete(requestId)) throw cancelledFailure(raw.tool);
       const tool = profile.tools.find((candidate) => candidate.name === raw.tool);
       if (!tool) {
         throw new ToolFailure(
@@ -263,7 +306,7 @@ export class Runtime {
       waited.asked = this.approvalMode(profile, tool) === "ask";
       const askedAt = performance.now();
       try {
-        await this.approve(profile, tool, requestId, params);
+        await untilCancelled(this.approve(profile, tool, requestId, params), active.cancel.signal, tool.name);
       } finally {
         if (waited.asked) {
           waited.ms = performance.now() - askedAt;
@@ -277,7 +320,7 @@ export class Runtime {
       let data: unknown;
       let failure: ToolFailure | undefined;
       try {
-        data = await this.runWithDeadline(profile, tool, params, requestId, step);
+        data = await this.runWithDeadline(profile, tool, params, requestId, step, active);
       } catch (error) {
         failure = asToolFailure(error);
       }
@@ -318,6 +361,8 @@ export class Runtime {
         },
         changes,
       });
+    } finally {
+      this.active.delete(requestId);
     }
   }
 
@@ -422,16 +467,25 @@ export class Runtime {
     params: Record<string, unknown>,
     requestId: string,
     step: number,
+    active: { cancel: AbortController; job?: number },
   ): Promise<unknown> {
     const deadlineMs = typeof tool.deadlineMs === "function" ? tool.deadlineMs(params) : tool.deadlineMs;
-    const controller = new AbortController();
+    const job = this.stops.nextJob(CALLS_CHANNEL);
+    active.job = job;
+    this.stops.begin(CALLS_CHANNEL, job);
+    // Aborted when another thread names this job, when cancel() is called, or at the deadline:
+    // tools and the sandbox read it synchronously, so busy loops stop too.
+    const stop = this.stops.signal(CALLS_CHANNEL, job, {
+      deadlineAt: Date.now() + deadlineMs,
+      parents: [active.cancel.signal],
+    });
     const context: ToolContext = {
       sandbox: this.sandbox,
       profile: profile.name,
       tool: tool.name,
       requestId,
       step,
-      signal: controller.signal,
+      signal: stop.signal,
       deadlineMs,
       clock: this.clock,
       artifacts: this.artifacts,
@@ -444,29 +498,60 @@ export class Runtime {
       services: this.services,
       settings: this.settings,
     };
+    this.onRun?.({ requestId, tool: tool.name, job, deadlineMs });
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        // Settle as a timeout first: the tool may reject on abort with its own, vaguer error.
-        setTimeout(() => controller.abort(), 0);
-        reject(
-          new ToolFailure(
-            "timeout",
-            `${tool.name} did not finish within ${formatSeconds(deadlineMs)} and was stopped.`,
-            {
-              timeout_sec: deadlineMs / 1000,
-            },
-          ),
-        );
-      }, deadlineMs + this.graceMs);
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(timeoutFailure(tool.name, deadlineMs)), deadlineMs + this.graceMs);
+    });
+    const cancelled = new Promise<never>((_, reject) => {
+      // A stopped tool gets a moment to return what it has (a command's output so far).
+      stop.signal.addEventListener("abort", () => {
+        if (stopReason(stop.signal) === "interrupt")
+          setTimeout(() => reject(cancelledFailure(tool.name)), this.graceMs);
+      });
     });
     try {
-      return await Promise.race([tool.run(params, context), deadline]);
+      return await Promise.race([tool.run(params, context), late, cancelled]);
+    } catch (error) {
+      // A tool that gave up because its signal was aborted failed for that reason.
+      const reason = stopReason(stop.signal);
+      if (reason === "deadline" && !isToolFailure(error)) throw timeoutFailure(tool.name, deadlineMs);
+      if (reason === "interrupt" && (!isToolFailure(error) || error.code === "timeout"))
+        throw cancelledFailure(tool.name);
+      throw error;
     } finally {
       clearTimeout(timer);
-      controller.abort();
+      stop.dispose();
+      this.stops.begin(CALLS_CHANNEL, 0);
     }
   }
+}
+
+function timeoutFailure(tool: string, deadlineMs: number): ToolFailure {
+  return new ToolFailure(
+    "timeout",
+    `${tool} did not finish within ${formatSeconds(deadlineMs)} and was stopped.`,
+    {
+      timeout_sec: deadlineMs / 1000,
+    },
+  );
+}
+
+function cancelledFailure(tool: string): ToolFailure {
+  return new ToolFailure(
+    "cancelled",
+    `${tool} was cancelled before it finished; nothing after the cancel ran.`,
+  );
+}
+
+/** Settles as `work` does, or fails as cancelled once `signal` aborts (an approval nobody answers). */
+function untilCancelled<T>(work: Promise<T>, signal: AbortSignal, tool: string): Promise<T> {
+  if (signal.aborted) return Promise.reject(cancelledFailure(tool));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(cancelledFailure(tool));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 
 /** The highest step an earlier run used, from its checkpoints and its finished calls. */

@@ -440,8 +440,9 @@ describe("run", () => {
   it("stops a command at timeout_sec with a timeout error", async () => {
     const { call } = await setup(PROJECT);
     const started = Date.now();
-    const result = await call("run", { command: "while true; do :; done", timeout_sec: 1 });
+    const result = await call("run", { command: "echo started; while true; do :; done", timeout_sec: 1 });
     expect(result.error?.error_type).toBe("timeout");
+    expect(result.error?.details).toMatchObject({ stdout: "started\n" });
     expect(result.exit_code).toBeNull();
     expect(result.stdout_path).toBe("logs/tool_step_0001_stdout.txt");
     expect(Date.now() - started).toBeLessThan(10_000);

@@ -240,6 +240,9 @@ const runTool: ToolSpec<{ command: string; timeout_sec: number | null; env: Reco
           },
         );
       }
+      if (outcome.interrupted) {
+        throw new ToolFailure("cancelled", "Command was cancelled and stopped.", data);
+      }
       if (outcome.exitCode !== 0) {
         throw new ToolFailure("abnormal_exit", `Command exited with code ${outcome.exitCode}.`, data);
       }

@@ -140,7 +140,7 @@ describe("shell_command", () => {
     const slow = await call("shell_command", { command: "echo started; sleep 5", timeout_ms: 300 });
     expect(slow).toMatchObject({
       success: false,
-      output: expect.stringMatching(/\[command timed out after 300 ms\]$/u),
+      output: expect.stringMatching(/^started\n\[command timed out after 300 ms\]$/u),
     });
   });
 });

@@ -71,6 +71,9 @@ const shellCommand: ToolSpec<{ command: string; workdir?: string; timeout_ms: nu
         output: `${printed}${separator}[command timed out after ${params.timeout_ms} ms]`,
       };
     }
+    if (outcome.interrupted) {
+      return { success: false, output: `${printed}${separator}[command cancelled]` };
+    }
     if (outcome.exitCode !== 0) {
       return { success: false, output: `${printed}${separator}[exit code: ${outcome.exitCode}]` };
     }

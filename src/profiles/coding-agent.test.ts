@@ -657,8 +657,9 @@ describe("safe_shell", () => {
 
   it("stops a command at timeout_sec", async () => {
     const { call } = await setup();
-    const result = await call("safe_shell", { command: "sleep 5", timeout_sec: 1 });
+    const result = await call("safe_shell", { command: "echo started; sleep 5", timeout_sec: 1 });
     expect(result.error_code).toBe("TIMEOUT");
+    expect(result.data).toMatchObject({ stdout: "started\n" });
   });
 });
 

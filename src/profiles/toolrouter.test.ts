@@ -538,6 +538,8 @@ describe("shell", () => {
     const started = Date.now();
     const result = await call("shell", { command: "echo started; sleep 10", timeout_ms: 300 });
     expect(result).toMatchObject({
+      // What it printed before the timeout is kept.
+      stdout: "started\n",
       timeout: true,
       returncode: null,
       message: expect.stringContaining("300 ms"),

@@ -295,6 +295,7 @@ const shell: ToolSpec<{ command: string; workdir: string | null; timeout_ms: num
     const stderr = truncateHeadTailBytes(outcome.stderr, TOOLROUTER_OUTPUT_LIMIT_BYTES);
     const notes: string[] = [];
     if (outcome.timedOut) notes.push(`Command timed out after ${params.timeout_ms} ms and was stopped.`);
+    if (outcome.interrupted) notes.push("Command was cancelled (interrupted) and stopped.");
     if (stdout.truncated)
       notes.push(`stdout was ${stdout.original} bytes; the middle was cut to keep 64 KB.`);
     if (stderr.truncated)
@@ -394,6 +395,7 @@ export const TOOLROUTER_ERROR_TYPES: Record<string, string> = {
   binary_file: "UnicodeDecodeError",
   invalid_pattern: "PatternError",
   timeout: "TimeoutError",
+  cancelled: "CancelledError",
   approval_denied: "ApprovalDenied",
   protected_path: "PermissionError",
   patch_parse_error: "PatchParseError",

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { deserializeWorkspace, serializeWorkspace } from "./snapshot.ts";
+import { CALLS_CHANNEL, StopBoard } from "./stop-signal.ts";
+import { stopLater } from "./testing/stop-later.ts";
 import { isSandboxError, type Sandbox } from "./types.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
@@ -187,7 +189,13 @@ export function describeSandboxContract(name: string, create: () => Promise<Sand
       it("keeps stdout and stderr apart and reports the exit code", async () => {
         const { sandbox } = await setup();
         const result = await sandbox.exec("echo out; echo err >&2; exit 3");
-        expect(result).toEqual({ exitCode: 3, stdout: "out\n", stderr: "err\n", timedOut: false });
+        expect(result).toEqual({
+          exitCode: 3,
+          stdout: "out\n",
+          stderr: "err\n",
+          timedOut: false,
+          interrupted: false,
+        });
       });
 
       it("reports a missing command with 127", async () => {
@@ -252,8 +260,43 @@ export function describeSandboxContract(name: string, create: () => Promise<Sand
           timeoutMs: 60_000,
         });
         expect(result.timedOut).toBe(false);
+        expect(result.interrupted).toBe(true);
         expect(result.exitCode).not.toBe(0);
         expect(result.stdout).not.toContain("never");
+      });
+
+      it("keeps what was printed before the deadline", async () => {
+        const { sandbox } = await setup();
+        const sleeping = await sandbox.exec("echo before; echo oops >&2; sleep 30; echo never", {
+          timeoutMs: 500,
+        });
+        expect(sleeping.timedOut).toBe(true);
+        expect(sleeping.stdout).toBe("before\n");
+        expect(sleeping.stderr).toContain("oops\n");
+        const busy = await sandbox.exec("echo before; while true; do :; done", { timeoutMs: 500 });
+        expect(busy.timedOut).toBe(true);
+        expect(busy.stdout).toBe("before\n");
+      });
+
+      it("stops a busy loop when another thread asks, keeping its output (exit 130)", async () => {
+        const { sandbox } = await setup();
+        const board = StopBoard.create();
+        const job = board.nextJob(CALLS_CHANNEL);
+        board.begin(CALLS_CHANNEL, job);
+        const stop = board.signal(CALLS_CHANNEL, job);
+        stopLater(board, CALLS_CHANNEL, job, 300);
+        const started = Date.now();
+        const result = await sandbox.exec("echo before; while true; do :; done; echo never", {
+          signal: stop.signal,
+          timeoutMs: 60_000,
+        });
+        stop.dispose();
+        expect(Date.now() - started).toBeLessThan(30_000);
+        expect(result.interrupted).toBe(true);
+        expect(result.timedOut).toBe(false);
+        expect(result.exitCode).toBe(130);
+        expect(result.stdout).toBe("before\n");
+        expect((await sandbox.exec("echo alive")).stdout).toBe("alive\n");
       });
 
       it("returns outputs of many megabytes whole", async () => {

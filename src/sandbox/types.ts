@@ -35,6 +35,10 @@ export interface ExecOptions {
   stdin?: string;
   /** Wall-clock deadline; past it the command is stopped and `timedOut` is true. */
   timeoutMs?: number;
+  /**
+   * Stops the command when aborted (`interrupted`). A signal from src/sandbox/stop-signal.ts is read
+   * synchronously, so it stops busy loops too; a plain AbortSignal stops it once it yields.
+   */
   signal?: AbortSignal;
   /**
    * Most iterations any one loop of the command may run (shell loops, awk, sed, jq). The embedded
@@ -45,10 +49,14 @@ export interface ExecOptions {
 }
 
 export interface ExecResult {
+  /** 124 when the deadline stopped it, 130 when it was interrupted (Ctrl-C, Cancel). */
   exitCode: number;
+  /** Everything printed, including what came before a deadline or an interrupt. */
   stdout: string;
   stderr: string;
   timedOut: boolean;
+  /** Stopped because its signal was aborted (not its deadline). */
+  interrupted: boolean;
 }
 
 export interface PtyOptions {

@@ -15,6 +15,8 @@ export interface ShellOutcome {
   stdout: string;
   stderr: string;
   timedOut: boolean;
+  /** Stopped by a cancel (Ctrl-C, Cancel, a client's cancel) rather than its deadline. */
+  interrupted: boolean;
   durationMs: number;
   /** Workspace-relative folder the command ran in. */
   workdir: string;

@@ -71,6 +71,9 @@ export async function runTextFilter(context: ToolContext, run: TextFilterRun): P
     signal: context.signal,
     loopLimit: FILTER_LOOP_LIMIT,
   });
+  if (result.interrupted) {
+    throw new ToolFailure("cancelled", `${run.filter} was cancelled and stopped.`, { command: run.filter });
+  }
   if (result.timedOut) {
     throw new ToolFailure(
       "timeout",

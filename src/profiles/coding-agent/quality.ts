@@ -69,6 +69,13 @@ async function runQuality(
     artifacts.push({ type: "log", path, description: `Full output of ${command}` });
     warnings.push(`raw_output was ${cut.original} bytes; kept its head and tail. Full output in ${path}.`);
   }
+  if (outcome.interrupted) {
+    throw new ToolFailure("cancelled", `\`${command}\` was cancelled and stopped.`, {
+      command,
+      raw_output: cut.text,
+      artifacts,
+    });
+  }
   if (outcome.timedOut) {
     throw new ToolFailure(
       "timeout",

@@ -63,6 +63,15 @@ async function execute(params: ShellParams, context: ToolContext) {
     timeoutMs: params.timeout_sec * 1000,
   });
   const output = shellOutput(context, outcome);
+  if (outcome.interrupted) {
+    throw new ToolFailure("cancelled", "The command was cancelled and stopped.", {
+      command: params.command,
+      stdout: output.stdout,
+      stderr: output.stderr,
+      warnings: output.warnings,
+      artifacts: output.artifacts,
+    });
+  }
   if (outcome.timedOut) {
     throw new ToolFailure(
       "timeout",

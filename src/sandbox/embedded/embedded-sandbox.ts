@@ -1,6 +1,7 @@
 import { Bash, type CustomCommand, getCommandNames, type NetworkConfig } from "just-bash";
 import { parentOf } from "../paths.ts";
 import { restoreWorkspace } from "../snapshot.ts";
+import { deadlineSignal, STOP_EXIT_CODES, stopReason } from "../stop-signal.ts";
 import {
   type DirEntry,
   type ExecOptions,
@@ -15,8 +16,11 @@ import {
   type WorkspaceChange,
   type WorkspaceSnapshot,
 } from "../types.ts";
+import { withStopSignal } from "./command-signal.ts";
 import { embeddedCommands } from "./commands/index.ts";
+import { DeviceText } from "./device-output.ts";
 import { withFsErrors } from "./fs-errors.ts";
+import { liveScriptPlugin } from "./live-script.ts";
 import { RecordingFs } from "./recording-fs.ts";
 import { ShellSession } from "./shell-session.ts";
 
@@ -49,6 +53,10 @@ const GENEROUS_LIMITS = {
 } as const;
 /** just-bash words its own deadline "execution exceeded execution deadline" or "bash: sleep exceeded its execution deadline". */
 const DEADLINE_MESSAGE = /exceeded (?:its )?execution deadline/u;
+/** What just-bash prints when it stops a script (signal or deadline); the result says so instead. */
+const STOPPED_MESSAGE = /^bash: [\w .-]*(?:aborted|exceeded (?:its )?execution deadline(?: \(\d+ms\))?)\n/gmu;
+/** Folder of the devices a running script's terminal-bound output is appended to. */
+const DEVICE_FOLDER = "/dev/toolroom";
 
 /**
  * The embedded backend: just-bash's in-memory filesystem and its bash, in a browser worker or in
@@ -67,6 +75,7 @@ export class EmbeddedSandbox implements Sandbox {
   private readonly baseEnv: Record<string, string>;
   private readonly sessions = new Map<string, ShellSession>();
   private nextSession = 1;
+  private nextRun = 1;
 
   constructor(options: EmbeddedSandboxOptions = {}) {
     this.workspaceRoot = (options.workspaceRoot ?? "/workspace").replace(/\/+$/u, "");
@@ -94,7 +103,7 @@ export class EmbeddedSandbox implements Sandbox {
   /** Creates the workspace folder and the usual Unix folders; call once before use. */
   static async create(options: EmbeddedSandboxOptions = {}): Promise<EmbeddedSandbox> {
     const sandbox = new EmbeddedSandbox(options);
-    for (const folder of [sandbox.workspaceRoot, "/tmp", "/home", "/usr/local/bin"]) {
+    for (const folder of [sandbox.workspaceRoot, "/tmp", "/home", "/usr/local/bin", DEVICE_FOLDER]) {
       await sandbox.fs.mkdir(folder, { recursive: true });
     }
     return sandbox;
@@ -207,6 +216,7 @@ export class EmbeddedSandbox implements Sandbox {
       stdout: result.stdout,
       stderr: result.stderr,
       timedOut: result.timedOut,
+      interrupted: result.interrupted,
     };
   }
 
@@ -273,6 +283,11 @@ export class EmbeddedSandbox implements Sandbox {
     this.sessions.clear();
   }
 
+  /**
+   * Runs one script on a fresh interpreter over the shared filesystem. Its terminal-bound output is
+   * streamed through devices as each command ends (see live-script.ts), so what was printed before
+   * a deadline or an interrupt is kept, and the stop signal reaches busy loops synchronously.
+   */
   private async runScript(
     script: string,
     options: {
@@ -288,6 +303,7 @@ export class EmbeddedSandbox implements Sandbox {
     stderr: string;
     exitCode: number;
     timedOut: boolean;
+    interrupted: boolean;
     env: Record<string, string>;
   }> {
     const cwdStat = await this.statOrNull(options.cwd);
@@ -297,49 +313,70 @@ export class EmbeddedSandbox implements Sandbox {
         stderr: `bash: cd: ${options.cwd}: No such file or directory\n`,
         exitCode: 1,
         timedOut: false,
+        interrupted: false,
         env: options.env,
       };
     }
+    const finite = Number.isFinite(options.timeoutMs);
+    // The deadline and the caller's signal in one signal whose `aborted` just-bash reads between
+    // statements and in its loops: a stop reaches `while true; do :; done` synchronously.
+    const stop = deadlineSignal({
+      parents: [options.signal],
+      ...(finite ? { deadlineAt: Date.now() + options.timeoutMs } : {}),
+    });
+    const run = this.nextRun++;
+    const out = { stdout: "", stderr: "" };
+    const detach = (["stdout", "stderr"] as const).map((stream) => {
+      const text = new DeviceText();
+      const path = `${DEVICE_FOLDER}/${run}-${stream}`;
+      const release = this.fs.attachDevice(path, (content, encoding) => {
+        out[stream] += text.push(content, encoding);
+      });
+      return { path, release, flush: () => (out[stream] += text.flush()) };
+    });
     const bash = new Bash({
       fs: this.fs,
       cwd: options.cwd,
       env: options.env,
-      customCommands: this.commands,
+      customCommands: withStopSignal(this.commands, stop.signal),
       ...(this.network ? { network: this.network } : {}),
       executionLimits: {
         ...GENEROUS_LIMITS,
-        maxExecutionTimeMs: Math.max(1, options.timeoutMs),
+        maxExecutionTimeMs: finite ? Math.max(1, options.timeoutMs) : Number.POSITIVE_INFINITY,
         ...(options.loopLimit === undefined ? {} : loopLimits(options.loopLimit)),
       },
     });
-    // Timers cover awaits (sleep, network); just-bash's own deadline covers busy loops.
-    const controller = new AbortController();
-    let deadlinePassed = false;
-    const timer = setTimeout(() => {
-      deadlinePassed = true;
-      controller.abort();
-    }, options.timeoutMs);
-    const forward = () => controller.abort();
-    options.signal?.addEventListener("abort", forward, { once: true });
-    if (options.signal?.aborted) controller.abort();
+    bash.registerTransformPlugin(
+      liveScriptPlugin({ stdoutPath: detach[0]!.path, stderrPath: detach[1]!.path }),
+    );
     try {
       const result = await bash.exec(script, {
         cwd: options.cwd,
         ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
-        signal: controller.signal,
+        signal: stop.signal,
         rawScript: true,
       });
-      const timedOut = deadlinePassed || (result.exitCode === 124 && DEADLINE_MESSAGE.test(result.stderr));
+      for (const device of detach) device.flush();
+      const reason = stopReason(stop.signal);
+      const timedOut =
+        reason === "deadline" || (result.exitCode === 124 && DEADLINE_MESSAGE.test(result.stderr));
+      const interrupted = reason === "interrupt";
+      const leftover = interrupted || timedOut ? result.stderr.replace(STOPPED_MESSAGE, "") : result.stderr;
       return {
-        stdout: result.stdout,
-        stderr: result.stderr,
-        exitCode: result.exitCode,
+        stdout: out.stdout + result.stdout,
+        stderr: out.stderr + leftover,
+        exitCode: interrupted
+          ? STOP_EXIT_CODES.interrupt
+          : timedOut
+            ? STOP_EXIT_CODES.deadline
+            : result.exitCode,
         timedOut,
+        interrupted,
         env: { ...(result.env as Record<string, string>) },
       };
     } finally {
-      clearTimeout(timer);
-      options.signal?.removeEventListener("abort", forward);
+      for (const device of detach) device.release();
+      stop.dispose();
     }
   }
 

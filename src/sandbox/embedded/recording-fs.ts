@@ -65,8 +65,13 @@ const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
  * subtrees are compared with what is there now. A call that touches three files of a 10,000-file
  * workspace costs three reads, not two snapshots of everything.
  */
+/** Where writes to a device path go: the content as just-bash hands it, with its encoding. */
+export type DeviceSink = (content: FileContent, encoding: string | undefined) => void;
+
 export class RecordingFs extends InMemoryFs {
   private root = "/workspace";
+  /** Paths whose writes go to a listener instead of a file (a command's live output). */
+  private readonly devices = new Map<string, DeviceSink>();
   private recording: Map<string, Map<string, SnapshotEntry>> | null = null;
   private readonly paths: PathMap;
 
@@ -145,12 +150,24 @@ export class RecordingFs extends InMemoryFs {
     };
   }
 
+  /** Sends writes and appends to `path` to `sink` until the returned function is called. */
+  attachDevice(path: string, sink: DeviceSink): () => void {
+    this.devices.set(path, sink);
+    return () => {
+      if (this.devices.get(path) === sink) this.devices.delete(path);
+    };
+  }
+
   override async writeFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
+    const device = this.devices.get(path);
+    if (device) return device(content, encodingOf(options));
     await this.before(path);
     return super.writeFile(path, content, options);
   }
 
   override async appendFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
+    const device = this.devices.get(path);
+    if (device) return device(content, encodingOf(options));
     await this.before(path);
     return super.appendFile(path, content, options);
   }
@@ -268,4 +285,8 @@ export class RecordingFs extends InMemoryFs {
       .filter((change) => change.path !== "")
       .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
+}
+
+function encodingOf(options: WriteOptions | undefined): string | undefined {
+  return typeof options === "string" ? options : (options as { encoding?: string } | undefined)?.encoding;
 }

@@ -175,6 +175,7 @@ export class WebContainerSandbox implements Sandbox {
     const stderr = new Utf8Collector();
     let end: { exitCode: number; timedOut: boolean } | undefined;
     let killedByUs = false;
+    let interrupted = false;
 
     const reader = new FrameReader();
     const drained = drain(process.output, (chunk) => {
@@ -185,6 +186,7 @@ export class WebContainerSandbox implements Sandbox {
       }
     });
     const abort = () => {
+      interrupted = true;
       // Ask the runner to stop its command; if it cannot, stop the runner.
       void input.write("kill\n").catch(() => undefined);
       setTimeout(() => {
@@ -200,12 +202,15 @@ export class WebContainerSandbox implements Sandbox {
     try {
       const exitCode = await process.exit;
       await Promise.race([drained, delay(1000)]);
+      const timedOut = end?.timedOut ?? killedByUs;
+      const stopped = interrupted && !timedOut;
       return {
         // No end frame: the runner itself was stopped (backstop or abort).
-        exitCode: end?.exitCode ?? (killedByUs ? 124 : exitCode || 1),
+        exitCode: stopped ? 130 : (end?.exitCode ?? (killedByUs ? 124 : exitCode || 1)),
         stdout: stdout.text(),
         stderr: stderr.text(),
-        timedOut: end?.timedOut ?? killedByUs,
+        timedOut,
+        interrupted: stopped,
       };
     } finally {
       clearTimeout(backstop);
