@@ -3,7 +3,7 @@ import type { ArtifactStore } from "./artifacts.ts";
 import type { ToolFailure } from "./errors.ts";
 import type { Clock, EventType } from "./events.ts";
 import type { JsonSchema } from "./schema.ts";
-import type { ResolveOptions, SymlinkPolicy, WorkspacePath } from "./workspace-path.ts";
+import type { ParentSegmentPolicy, ResolveOptions, SymlinkPolicy, WorkspacePath } from "./workspace-path.ts";
 
 /** read: no side effects; write: changes files; command: runs commands (may do anything). */
 export type ToolKind = "read" | "write" | "command";
@@ -96,6 +96,8 @@ export interface Profile {
   // biome-ignore lint/suspicious/noExplicitAny: a table of tools whose params differ
   tools: ToolSpec<any>[];
   symlinks: SymlinkPolicy;
+  /** `..` in paths: resolved while it stays inside (default), or refused (a spec that blocks `../`). */
+  parentSegments?: ParentSegmentPolicy;
   /** Default approval policy for tools that are not read-only. */
   approval: { write: ApprovalMode; command: ApprovalMode };
   envelope: Envelope;

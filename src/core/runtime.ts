@@ -298,7 +298,12 @@ export class Runtime {
       info = { ...info, params };
       for (const name of tool.pathParams ?? []) {
         if (typeof params[name] !== "string") continue;
-        const relative = normalizeWorkspacePath(params[name], this.sandbox.workspaceRoot, name);
+        const relative = normalizeWorkspacePath(
+          params[name],
+          this.sandbox.workspaceRoot,
+          name,
+          profile.parentSegments,
+        );
         if (tool.kind === "write") refuseGitSetupTarget(relative);
       }
       for (const guard of this.guards) await guard({ profile: profile.name, tool, params });
@@ -490,7 +495,11 @@ export class Runtime {
       clock: this.clock,
       artifacts: this.artifacts,
       resolve: (path, options) =>
-        resolveWorkspacePath(this.sandbox, path, { symlinks: profile.symlinks, ...options }),
+        resolveWorkspacePath(this.sandbox, path, {
+          symlinks: profile.symlinks,
+          ...(profile.parentSegments ? { parentSegments: profile.parentSegments } : {}),
+          ...options,
+        }),
       emit: (type, data) => {
         this.events.emit(type, { request_id: requestId, tool: tool.name, data });
       },

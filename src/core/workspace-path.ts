@@ -19,7 +19,17 @@ export interface ResolveOptions {
   symlinks?: SymlinkPolicy;
   /** Name of the parameter, for error messages ("path", "root"). */
   param?: string;
+  /** `..` segments: resolved while they stay inside (default), or refused outright (sandboxed's spec). */
+  parentSegments?: ParentSegmentPolicy;
+  /**
+   * A symlink as the last component: followed (default), or kept as the path itself, for tools that
+   * act on the link (delete, move), as lstat does. Symlinks before it are treated by `symlinks`.
+   */
+  finalSymlink?: "follow" | "keep";
 }
+
+/** How `..` is treated: resolved lexically while it stays in the workspace, or refused. */
+export type ParentSegmentPolicy = "resolve" | "refuse";
 
 const MAX_PATH_LENGTH = 4096;
 const MAX_SEGMENT_LENGTH = 255;
@@ -29,63 +39,88 @@ const MAX_SYMLINK_HOPS = 32;
 const LOOKALIKE_SEPARATORS = /[\u2215\u2044\u29f8\u29f9\uff0f\uff3c\u2216\ufe68\u3033\u3035]/gu;
 const LOOKALIKE_DOTS = /[\u2024\u2025\u2026\uff0e\u3002\ufe52\u0701\u0702\u00b7\u2027\u2e31]/gu;
 
+function shown(input: string): string {
+  return JSON.stringify(input.length > 200 ? `${input.slice(0, 200)}…` : input);
+}
+
+function details(input: string, reason: string): Record<string, unknown> {
+  return { path: input.length > 1000 ? `${input.slice(0, 1000)}…` : input, reason };
+}
+
+/** A path that really leads out of the workspace. */
 function pathEscape(input: string, reason: string, param: string): ToolFailure {
   return new ToolFailure(
     "path_escape",
-    `${param} ${JSON.stringify(input.length > 200 ? `${input.slice(0, 200)}…` : input)} is outside the workspace: ${reason}. Use a path relative to the workspace root, such as "src/main.py".`,
-    { path: input.length > 1000 ? `${input.slice(0, 1000)}…` : input, reason },
+    `${param} ${shown(input)} is outside the workspace: ${reason}. Use a path relative to the workspace root, such as "src/main.py".`,
+    details(input, reason),
+  );
+}
+
+/** A path refused for its spelling (a trick, or a form this workspace does not take), wherever it points. */
+function pathRefused(input: string, reason: string, param: string): ToolFailure {
+  return new ToolFailure(
+    "path_escape",
+    `${param} ${shown(input)} is refused: ${reason}. Use a plain path relative to the workspace root, such as "src/main.py".`,
+    details(input, reason),
   );
 }
 
 /**
  * Lexical half of the resolver: no filesystem access. Returns the "/"-separated relative path
- * ("" for the root) or throws path_escape. Every trick we know of is refused here, so that the
- * filesystem half only has symlinks left to worry about.
+ * ("" for the root) or throws path_escape. Names are taken literally (`...`, `%2e%2e` and `~x` are
+ * names); `..` is resolved and may not climb above the root; tricks that read as something else to
+ * a person or another program (NUL, control and text-direction characters, look-alike dots and
+ * slashes, URLs, Windows drives) are refused, so that the filesystem half only has symlinks left.
  */
-export function normalizeWorkspacePath(input: unknown, workspaceRoot: string, param = "path"): string {
+export function normalizeWorkspacePath(
+  input: unknown,
+  workspaceRoot: string,
+  param = "path",
+  parentSegments: ParentSegmentPolicy = "resolve",
+): string {
   if (typeof input !== "string") {
     throw new ToolFailure("invalid_params", `${param} must be a string.`, { path: input });
   }
   if (input.length > MAX_PATH_LENGTH)
-    throw pathEscape(input, `longer than ${MAX_PATH_LENGTH} characters`, param);
-  if (input.includes("\0")) throw pathEscape(input, "it contains a NUL byte", param);
+    throw pathRefused(input, `it is longer than ${MAX_PATH_LENGTH} characters`, param);
+  if (input.includes("\0")) throw pathRefused(input, "it contains a NUL byte", param);
   // Control characters are never part of a real path an agent means; they hide other tricks.
   if (/[\u0001-\u001f\u007f\u202a-\u202e\u2066-\u2069]/u.test(input)) {
-    throw pathEscape(input, "it contains control or text-direction characters", param);
+    throw pathRefused(input, "it contains control or text-direction characters", param);
   }
-  if (/%(?:c0|c1|e0%[89]|f0%8)/iu.test(input))
-    throw pathEscape(input, "it uses an overlong UTF-8 percent-encoding", param);
-  const decoded = percentDecode(input);
-  if (
-    decoded !== input &&
-    (hasDotDot(decoded) || countSeparators(decoded) > countSeparators(input) || decoded.includes("\0"))
-  ) {
-    throw pathEscape(input, "it hides '..', '/', '\\' or NUL behind percent-encoding", param);
-  }
-  if (/^~/u.test(input)) throw pathEscape(input, "'~' is the home folder, not the workspace", param);
-  if (/^[a-z][a-z0-9+.-]*:\/\//iu.test(input)) throw pathEscape(input, "it is a URL", param);
+  if (input.startsWith("~")) throw pathRefused(input, "a leading '~' means a home folder to a shell", param);
+  if (/^[a-z][a-z0-9+.-]*:\/\//iu.test(input)) throw pathRefused(input, "it is a URL, not a path", param);
   if (/^[a-z]:/iu.test(input) || input.startsWith("\\\\"))
-    throw pathEscape(input, "it is a Windows drive path", param);
+    throw pathRefused(input, "it is a Windows drive or network path", param);
   const lookalike = input.normalize("NFKC").replace(LOOKALIKE_SEPARATORS, "/").replace(LOOKALIKE_DOTS, ".");
   if (lookalike !== input && (hasDotDot(lookalike) || countSeparators(lookalike) > countSeparators(input))) {
-    throw pathEscape(input, "it uses look-alike characters for '.' or '/'", param);
+    throw pathRefused(input, "it uses look-alike characters for '.' or '/'", param);
   }
 
   let path = input.replace(/\\/gu, "/");
   const root = workspaceRoot.replace(/\/+$/u, "");
   if (path.startsWith("/")) {
-    if (path === root || path === `${root}/`) return "";
-    if (!path.startsWith(`${root}/`)) throw pathEscape(input, `absolute paths must be under ${root}`, param);
-    path = path.slice(root.length + 1);
+    const collapsed = path.replace(/\/{2,}/gu, "/");
+    if (collapsed === root || collapsed === `${root}/`) return "";
+    if (!collapsed.startsWith(`${root}/`))
+      throw pathEscape(input, `absolute paths must be under ${root}`, param);
+    path = collapsed.slice(root.length + 1);
   }
   const segments: string[] = [];
   for (const segment of path.split("/")) {
     if (segment === "" || segment === ".") continue;
-    if (/^\s*\.{2,}\s*$/u.test(segment)) {
-      throw pathEscape(input, "it contains '..'", param);
+    if (segment === "..") {
+      if (parentSegments === "refuse")
+        throw pathRefused(input, "'..' (path traversal) is not allowed here", param);
+      if (segments.length === 0) throw pathEscape(input, "its '..' climbs above the workspace root", param);
+      segments.pop();
+      continue;
     }
+    // " .." or ".. " are names here, but read as ".." on some systems and to a person.
+    if (/^\s*\.\.\s*$/u.test(segment))
+      throw pathRefused(input, "a name of '..' and spaces reads as '..'", param);
     if (segment.length > MAX_SEGMENT_LENGTH)
-      throw pathEscape(input, `a name is longer than ${MAX_SEGMENT_LENGTH} characters`, param);
+      throw pathRefused(input, `a name is longer than ${MAX_SEGMENT_LENGTH} characters`, param);
     segments.push(segment);
   }
   return segments.join("/");
@@ -105,7 +140,7 @@ export async function resolveWorkspacePath(
   const param = options.param ?? "path";
   const policy = options.symlinks ?? "block";
   const root = sandbox.workspaceRoot.replace(/\/+$/u, "");
-  const relative = normalizeWorkspacePath(input, root, param);
+  const relative = normalizeWorkspacePath(input, root, param, options.parentSegments);
   const original = String(input);
 
   let segments = relative === "" ? [] : relative.split("/");
@@ -130,6 +165,7 @@ export async function resolveWorkspacePath(
       throw error;
     }
     if (type !== "symlink") continue;
+    if (i === segments.length - 1 && options.finalSymlink === "keep") break;
     if (policy === "block") {
       throw new ToolFailure(
         "symlink_blocked",
@@ -164,19 +200,6 @@ export async function resolveWorkspacePath(
   }
   const finalRelative = segments.join("/");
   return { absolute: finalRelative === "" ? root : `${root}/${finalRelative}`, relative: finalRelative };
-}
-
-/** Decodes %XX escapes repeatedly (double encoding included); stops at the first invalid sequence. */
-function percentDecode(input: string): string {
-  let decoded = input;
-  for (let round = 0; round < 5 && /%[0-9a-f]{2}/iu.test(decoded); round++) {
-    try {
-      decoded = decodeURIComponent(decoded);
-    } catch {
-      break;
-    }
-  }
-  return decoded;
 }
 
 function hasDotDot(path: string): boolean {

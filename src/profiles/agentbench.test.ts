@@ -229,9 +229,32 @@ describe("read_file", () => {
     await sandbox.writeFile("/workspace/latin1.txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9]));
     expect((await call("read_file", { path: "latin1.txt" })).error?.error_type).toBe("binary_file");
     expect((await call("read_file", { path: "/etc/passwd" })).error?.error_type).toBe("path_escape");
-    expect((await call("read_file", { path: "src/%2e%2e/%2e%2e/etc/passwd" })).error?.error_type).toBe(
-      "path_escape",
-    );
+    expect((await call("read_file", { path: "src/../../etc/passwd" })).error?.error_type).toBe("path_escape");
+    // Percent-encoding is not decoded: that is a (missing) folder literally named "%2e%2e".
+    const literal = await call("read_file", { path: "src/%2e%2e/%2e%2e/etc/passwd" });
+    expect(literal.error?.error_type).toBe("file_not_found");
+    expect(literal.error?.message).not.toMatch(/outside/u);
+  });
+
+  it("resolves '..' that stays inside, and reads names made of dots or percent signs", async () => {
+    const { call, sandbox } = await setup(PROJECT);
+    await sandbox.writeFile("/workspace/...", "three dots\n");
+    await sandbox.writeFile("/workspace/%2e%2e", "percent\n");
+    for (const [path, content] of [
+      ["src/../README.md", "# Project\nSee src/main.py"],
+      ["src/deep/../utils.py", "def add(a, b):\n    return a - b"],
+      ["src/../src/../README.md", "# Project\nSee src/main.py"],
+      ["...", "three dots"],
+      ["%2e%2e", "percent"],
+    ]) {
+      const result = await call("read_file", { path });
+      expect(result.status, path).toBe("success");
+      expect(result.data?.content, path).toBe(content);
+    }
+    const listed = await call("list_files", { root: "src/.." });
+    expect(listed.status).toBe("success");
+    const escaped = await call("read_file", { path: "src/../../x" });
+    expect(escaped.error?.message).toMatch(/outside the workspace: its '\.\.' climbs above the workspace root/u);
   });
 
   it("refuses to read through a symlink", async () => {

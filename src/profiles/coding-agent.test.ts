@@ -111,6 +111,30 @@ describe("Tool Result Schema", () => {
     expect((await call("file_read", { path: "link/passwd" })).error_code).toBe("SYMLINK_BLOCKED");
   });
 
+  it("follows symlinks that stay inside the workspace; deletes and moves a link as a link", async () => {
+    const { call, sandbox } = await setup(PROJECT);
+    await sandbox.mkdir("/workspace/real", { recursive: true });
+    await sandbox.writeFile("/workspace/real/a.txt", "alpha\n");
+    await sandbox.symlink("real", "/workspace/alias");
+    await sandbox.symlink("real/a.txt", "/workspace/a-link.txt");
+    const read = await call("file_read", { path: "alias/a.txt" });
+    expect(read).toMatchObject({ ok: true, data: { content: "alpha\n" } });
+    expect((await call("file_read", { path: "a-link.txt" })).data.content).toBe("alpha\n");
+    const written = await call("file_write", { path: "alias/b.txt", content: "beta\n" });
+    expect(written.ok).toBe(true);
+    expect(new TextDecoder().decode(await sandbox.readFile("/workspace/real/b.txt"))).toBe("beta\n");
+    const edited = await call("file_edit", { path: "a-link.txt", old_str: "alpha", new_str: "ALPHA" });
+    expect(edited.ok).toBe(true);
+    expect(new TextDecoder().decode(await sandbox.readFile("/workspace/real/a.txt"))).toBe("ALPHA\n");
+    // The link itself is moved and deleted; what it points to stays.
+    expect((await call("file_move", { src: "a-link.txt", dst: "moved-link.txt" })).ok).toBe(true);
+    expect((await sandbox.lstat("/workspace/moved-link.txt")).type).toBe("symlink");
+    expect((await call("file_delete", { path: "moved-link.txt" })).ok).toBe(true);
+    await expect(sandbox.lstat("/workspace/moved-link.txt")).rejects.toMatchObject({ code: "ENOENT" });
+    expect((await call("file_delete", { path: "alias" })).ok).toBe(true);
+    expect(new TextDecoder().decode(await sandbox.readFile("/workspace/real/a.txt"))).toBe("ALPHA\n");
+  });
+
   it("lists the spec's tools with schemas whose params match the tables", () => {
     const names = codingAgent.tools.map((tool) => tool.name);
     for (const name of [

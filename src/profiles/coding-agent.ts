@@ -31,7 +31,8 @@ export const codingAgent: Profile = {
     ...PROJECT_TOOLS.slice(1),
     ...STATE_TOOLS,
   ],
-  symlinks: "block",
+  // Symlinks that stay inside are followed (as toolrouter's FsBoundary does); the rest are refused.
+  symlinks: "inside",
   approval: { write: "auto", command: "auto" },
   envelope: codingAgentEnvelope,
 };

@@ -584,7 +584,7 @@ describe("security notes", () => {
       { tool: "read_file", path: "../etc/passwd" },
       { tool: "read_file", path: "/etc/passwd" },
       { tool: "read_file", path: "sub/../../x" },
-      { tool: "read_file", path: "%2e%2e/x" },
+      { tool: "read_file", path: "sub/../a.txt" },
       { tool: "write_file", path: "../x", content: "y" },
       { tool: "append_file", path: "/tmp/x", content: "y" },
       { tool: "text_replace", file: "../a.txt", search: "x", replace: "y" },

@@ -328,6 +328,8 @@ export const sandboxed: Profile = {
     "Ten tools (jq, grep, sed, awk, curl, download_file, write_file, append_file, read_file, text_replace) with 32 KB and 10 MB limits.",
   tools: [jq, grep, sed, awk, curl, downloadFile, writeFile, appendFile, readFile, textReplace],
   symlinks: "inside",
+  // The spec: "Path traversal attempts (../) are blocked", even when they would stay inside.
+  parentSegments: "refuse",
   approval: { write: "auto", command: "auto" },
   envelope: {
     failed: failedWhenFalse("success"),

@@ -21,8 +21,9 @@ export async function moveEntry(
   destination: unknown,
   options: { overwrite: boolean; srcParam?: string; dstParam?: string },
 ): Promise<MovedEntry> {
-  const from = await context.resolve(source, { param: options.srcParam ?? "src" });
-  const to = await context.resolve(destination, { param: options.dstParam ?? "dst" });
+  // A symlink is moved (or replaced) as the link it is, never what it points to.
+  const from = await context.resolve(source, { param: options.srcParam ?? "src", finalSymlink: "keep" });
+  const to = await context.resolve(destination, { param: options.dstParam ?? "dst", finalSymlink: "keep" });
   if (from.relative === "" || to.relative === "") {
     throw new ToolFailure("invalid_params", "The workspace root itself cannot be moved or replaced.", {
       src: source,
@@ -69,7 +70,8 @@ export async function deleteEntry(
   input: unknown,
   options: { recursive: boolean; param?: string },
 ): Promise<DeletedEntry> {
-  const path = await context.resolve(input, { param: options.param ?? "path" });
+  // A symlink is deleted as the link it is; what it points to stays.
+  const path = await context.resolve(input, { param: options.param ?? "path", finalSymlink: "keep" });
   if (path.relative === "") {
     throw new ToolFailure("invalid_params", "The workspace root itself cannot be deleted.", { path: input });
   }
