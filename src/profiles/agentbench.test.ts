@@ -254,7 +254,9 @@ describe("read_file", () => {
     const listed = await call("list_files", { root: "src/.." });
     expect(listed.status).toBe("success");
     const escaped = await call("read_file", { path: "src/../../x" });
-    expect(escaped.error?.message).toMatch(/outside the workspace: its '\.\.' climbs above the workspace root/u);
+    expect(escaped.error?.message).toMatch(
+      /outside the workspace: its '\.\.' climbs above the workspace root/u,
+    );
   });
 
   it("refuses to read through a symlink", async () => {
