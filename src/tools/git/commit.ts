@@ -1,12 +1,12 @@
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
+import { sha1Hex } from "../sha1.ts";
 import { gitFs } from "./fs.ts";
 import { entryFor, type IndexEntry, isIntentToAdd, readIndex, writeIndex } from "./index-file.ts";
 import { loadGit } from "./load.ts";
 import {
   flatTree,
   serializeTree,
-  sha1Hex,
   type TreeEntry,
   type TreeItem,
   wrapObject,

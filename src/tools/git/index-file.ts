@@ -1,6 +1,7 @@
 import { ToolFailure } from "../../core/errors.ts";
 import { type FileStat, isSandboxError } from "../../sandbox/types.ts";
-import { compareNames, fromHex, sha1Hex, toHex } from "./objects.ts";
+import { sha1Hex, toHex } from "../sha1.ts";
+import { compareNames, fromHex } from "./objects.ts";
 import type { Repo } from "./repo.ts";
 
 /**

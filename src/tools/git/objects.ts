@@ -1,6 +1,6 @@
-import { sha1 } from "@noble/hashes/legacy.js";
 import { unzlibSync, zlibSync } from "fflate";
 import { isSandboxError } from "../../sandbox/types.ts";
+import { sha1All, sha1Hex, toHex } from "../sha1.ts";
 import type { Repo } from "./repo.ts";
 
 /**
@@ -24,14 +24,6 @@ export interface TreeEntry extends TreeItem {
 }
 
 const encoder = new TextEncoder();
-const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
-
-export function toHex(bytes: Uint8Array): string {
-  let hex = "";
-  for (let index = 0; index < bytes.length; index++) hex += HEX[bytes[index]!];
-  return hex;
-}
-
 /** The value of a hex digit's char code (0–9, a–f, A–F). */
 function nibble(code: number): number {
   return code <= 0x39 ? code - 0x30 : (code | 0x20) - 0x57;
@@ -50,22 +42,6 @@ export function wrapObject(type: ObjectType, content: Uint8Array): Uint8Array {
   wrapped.set(header);
   wrapped.set(content, header.length);
   return wrapped;
-}
-
-export function sha1Hex(bytes: Uint8Array): string {
-  return toHex(sha1(bytes));
-}
-
-const subtle = (globalThis as { crypto?: { subtle?: SubtleCrypto } }).crypto?.subtle;
-
-/**
- * SHA-1 of many byte arrays. WebCrypto runs natively and in parallel where the page has it (a
- * secure context, or Node); a plain-HTTP page has no crypto.subtle and hashes in JavaScript.
- */
-export async function sha1All(list: Uint8Array[]): Promise<string[]> {
-  if (!subtle || list.length < 4) return list.map(sha1Hex);
-  const digests = await Promise.all(list.map((bytes) => subtle.digest("SHA-1", bytes as BufferSource)));
-  return digests.map((digest) => toHex(new Uint8Array(digest)));
 }
 
 /** The blob ids of file contents, as `git hash-object` computes them. */

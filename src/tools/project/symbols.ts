@@ -1,7 +1,11 @@
 import type { ToolContext } from "../../core/profile.ts";
+import type { FileStat } from "../../sandbox/types.ts";
+
 import { loadTypeScript } from "../quality/typescript-check.ts";
+import { sha1All } from "../sha1.ts";
 import { decodeText } from "../text.ts";
 import { walkWorkspace } from "../walk.ts";
+import { mayDefine } from "./definition-sites.ts";
 
 export type SymbolKind = "function" | "class" | "variable";
 export type SymbolLanguage = "python" | "typescript" | "javascript";
@@ -271,11 +275,28 @@ export interface SymbolSearch {
   filesParsed: number;
 }
 
-interface CachedFile {
+/** A file as last read: its text (null when not text) and, once parsed, its definitions. */
+interface FileRecord {
   size: number;
   mtimeMs: number;
-  symbols: SymbolDefinition[];
+  ino: number | undefined;
+  text: string | null;
+  lower: string;
+  symbols?: SymbolDefinition[] | undefined;
+  /** Queries (as matched) this version was found not to define: no occurrence may be a definition. */
+  withoutDefinition?: Set<string> | undefined;
 }
+
+/**
+ * Definitions by content id (and language), so a file parsed once is not parsed again for the same
+ * content: after an edit is undone, in a copy, or (given a persistent store) after a reload.
+ */
+export interface SymbolStore {
+  get(keys: string[]): Promise<Map<string, SymbolDefinition[]>>;
+  put(entries: Map<string, SymbolDefinition[]>): Promise<void>;
+}
+
+const PARSED_LIMIT = 50_000;
 
 /** How close a name is to the query: exact 1, same but for case 0.95, prefix 0.85, inside 0.7. */
 function matchScore(name: string, query: string, exact: boolean): number {
@@ -290,20 +311,24 @@ function matchScore(name: string, query: string, exact: boolean): number {
 }
 
 /**
- * Finds definitions named like the query. Files are first filtered by their text containing the
- * query (what ripgrep does for the original), then parsed; each file's symbols are cached by
- * size and mtime, so repeated searches parse only what changed.
+ * Finds definitions named like the query. Each file is read once per version (size, mtime and
+ * entry version unchanged: its text is reused), then pre-filtered: it must contain the query at an
+ * occurrence that may be a definition (mayDefine: an import, a call or a member access is not).
+ * Only those files are parsed, each once per content (by SHA-1, in memory and in `symbols.store`
+ * when the host gives one).
  */
 export async function searchSymbols(
   context: Pick<ToolContext, "sandbox" | "signal" | "services">,
   request: SymbolQuery,
 ): Promise<SymbolSearch> {
   const sandbox = context.sandbox;
-  const cache = context.services.get("symbols.cache", () => new Map<string, CachedFile>());
+  const files = context.services.get("symbols.files", () => new Map<string, FileRecord>());
+  const parsed = context.services.get("symbols.parsed", () => new Map<string, SymbolDefinition[]>());
+  const store = context.services.get<SymbolStore | null>("symbols.store", () => null);
   const needle = request.exact ? request.query : request.query.toLowerCase();
-  const matches: SymbolMatch[] = [];
-  let filesScanned = 0;
-  let filesParsed = 0;
+  const memo = `${request.exact ? "=" : "~"}${needle}`;
+  const candidates: { path: string; language: SymbolLanguage }[] = [];
+  const seen = new Set<string>();
   for await (const entry of walkWorkspace(sandbox, "", {
     gitignore: true,
     skipHidden: true,
@@ -317,33 +342,92 @@ export async function searchSymbols(
     if (request.lang === "python" && language !== "python") continue;
     if (request.lang === "typescript" && language === "python") continue;
     if (request.lang === "javascript" && language !== "javascript") continue;
-    filesScanned++;
-    const absolute = `${sandbox.workspaceRoot}/${entry.path}`;
-    const stat = await sandbox.stat(absolute);
-    let symbols = cache.get(entry.path);
-    if (!symbols || symbols.size !== stat.size || symbols.mtimeMs !== stat.mtimeMs) {
-      const text = decodeText(await sandbox.readFile(absolute));
-      if (text === null) continue;
-      // The pre-filter: a file that does not contain the name cannot define it.
-      const haystack = request.exact ? text : text.toLowerCase();
-      if (!haystack.includes(needle)) continue;
-      filesParsed++;
-      symbols = {
-        size: stat.size,
-        mtimeMs: stat.mtimeMs,
-        symbols:
-          language === "python"
-            ? pythonSymbols(await loadPythonParser(), text)
-            : typescriptSymbols(await loadTypeScript(), text, entry.path),
-      };
-      cache.set(entry.path, symbols);
+    candidates.push({ path: entry.path, language });
+    seen.add(entry.path);
+  }
+  if (!request.lang) for (const path of files.keys()) if (!seen.has(path)) files.delete(path);
+
+  // Files whose stat changed are read again, in one batch.
+  const stale: { path: string; stat: FileStat }[] = [];
+  for (const { path } of candidates) {
+    const stat = await sandbox.stat(`${sandbox.workspaceRoot}/${path}`);
+    const known = files.get(path);
+    if (!known || known.size !== stat.size || known.mtimeMs !== stat.mtimeMs || known.ino !== stat.ino)
+      stale.push({ path, stat });
+  }
+  const contents = await Promise.all(
+    stale.map(({ path }) => sandbox.readFile(`${sandbox.workspaceRoot}/${path}`)),
+  );
+  stale.forEach(({ path, stat }, index) => {
+    const text = decodeText(contents[index]!);
+    const previous = files.get(path);
+    const same = previous !== undefined && previous.text === text;
+    files.set(path, {
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      ino: stat.ino,
+      text,
+      lower: same ? previous.lower : text === null ? "" : text.toLowerCase(),
+      ...(same ? { symbols: previous.symbols, withoutDefinition: previous.withoutDefinition } : {}),
+    });
+  });
+
+  // The pre-filter, then the parse of what passes and is not known by its content.
+  const toParse: { path: string; language: SymbolLanguage; record: FileRecord }[] = [];
+  for (const { path, language } of candidates) {
+    if (context.signal.aborted) break;
+    const record = files.get(path)!;
+    if (record.symbols || record.text === null || record.withoutDefinition?.has(memo)) continue;
+    const haystack = request.exact ? record.text : record.lower;
+    if (mayDefine(record.text, haystack, needle, language)) {
+      toParse.push({ path, language, record });
+      continue;
     }
-    for (const symbol of symbols.symbols) {
+    record.withoutDefinition ??= new Set();
+    if (record.withoutDefinition.size >= 32) record.withoutDefinition.clear();
+    record.withoutDefinition.add(memo);
+  }
+  const encoder = new TextEncoder();
+  const hashes = await sha1All(toParse.map(({ record }) => encoder.encode(record.text!)));
+  const keys = toParse.map(({ path }, index) => `${parseKind(path)}:${hashes[index]}`);
+  const missing = toParse.flatMap((file, index) => {
+    const known = parsed.get(keys[index]!);
+    if (known) file.record.symbols = known;
+    return known ? [] : [{ ...file, key: keys[index]! }];
+  });
+  if (store && missing.length > 0) {
+    const stored = await store.get(missing.map(({ key }) => key));
+    for (const [key, symbols] of stored) parsed.set(key, symbols);
+  }
+  const fresh = new Map<string, SymbolDefinition[]>();
+  let filesParsed = 0;
+  for (const { path, language, record, key } of missing) {
+    if (context.signal.aborted) break;
+    let symbols = parsed.get(key);
+    if (!symbols) {
+      filesParsed++;
+      symbols =
+        language === "python"
+          ? pythonSymbols(await loadPythonParser(), record.text!)
+          : typescriptSymbols(await loadTypeScript(), record.text!, path);
+      if (parsed.size >= PARSED_LIMIT) parsed.clear();
+      parsed.set(key, symbols);
+      fresh.set(key, symbols);
+    }
+    record.symbols = symbols;
+  }
+  if (store && fresh.size > 0) await store.put(fresh);
+
+  const matches: SymbolMatch[] = [];
+  for (const { path, language } of candidates) {
+    const symbols = files.get(path)?.symbols;
+    if (!symbols) continue;
+    for (const symbol of symbols) {
       const score = matchScore(symbol.symbol, request.query, request.exact);
       if (score === 0) continue;
       matches.push({
         symbol: symbol.symbol,
-        file: entry.path,
+        file: path,
         line: symbol.line,
         kind: symbol.kind,
         confidence: Math.round(score * (symbol.recovered ? 0.8 : 1) * 100) / 100,
@@ -356,5 +440,16 @@ export async function searchSymbols(
   matches.sort(
     (a, b) => b.confidence - a.confidence || (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line),
   );
-  return { results: matches.slice(0, request.maxResults), total: matches.length, filesScanned, filesParsed };
+  return {
+    results: matches.slice(0, request.maxResults),
+    total: matches.length,
+    filesScanned: candidates.length,
+    filesParsed,
+  };
+}
+
+/** What the parse of a file depends on besides its content: its language and JSX flavour. */
+function parseKind(path: string): string {
+  const dot = path.lastIndexOf(".");
+  return path.slice(dot + 1);
 }
