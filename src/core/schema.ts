@@ -18,7 +18,12 @@ export type JsonSchema = {
   [keyword: string]: unknown;
 };
 
-const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+/**
+ * Made on the first validation, not when the worker starts. The tools' schemas are checked against
+ * JSON Schema's meta-schema by the tests (schema.test.ts), so the runtime skips compiling the
+ * meta-schema, which cost more than the rest of the worker's start.
+ */
+let ajv: Ajv | undefined;
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 /**
@@ -39,6 +44,7 @@ export function validationSchema(schema: JsonSchema): JsonSchema {
 export function validateParams(schema: JsonSchema, params: unknown): Record<string, unknown> {
   let validate = compiled.get(schema);
   if (!validate) {
+    ajv ??= new Ajv({ allErrors: true, useDefaults: true, strict: false, meta: false, validateSchema: false });
     validate = ajv.compile(validationSchema(schema));
     compiled.set(schema, validate);
   }

@@ -3,9 +3,8 @@ import { isToolFailure } from "../core/errors.ts";
 import type { Clock } from "../core/events.ts";
 import { createToolContext } from "../core/tool-context.ts";
 import type { Sandbox } from "../sandbox/types.ts";
-import { gitCommit, stagePaths } from "../tools/git/commit.ts";
+import { gitCommit, initGitDir, stagePaths } from "../tools/git/commit.ts";
 import { gitDiff } from "../tools/git/diff.ts";
-import { gitFs } from "../tools/git/fs.ts";
 import { loadGit } from "../tools/git/load.ts";
 import { headCommit, openRepo, repoAt } from "../tools/git/repo.ts";
 import { type FileChange, gitStatus } from "../tools/git/status.ts";
@@ -118,8 +117,7 @@ export function gitShellCommand(getSandbox: () => Sandbox, clock?: Clock): Comma
 
 async function init(sandbox: Sandbox): Promise<Result> {
   const dir = sandbox.workspaceRoot;
-  if (await repoAt(sandbox)) return ok(`Reinitialized existing Git repository in ${dir}/.git/\n`);
-  await (await loadGit()).init({ fs: gitFs(sandbox), dir, defaultBranch: "main" });
+  if (!(await initGitDir(sandbox))) return ok(`Reinitialized existing Git repository in ${dir}/.git/\n`);
   return ok(`Initialized empty Git repository in ${dir}/.git/\n`);
 }
 

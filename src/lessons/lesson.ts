@@ -1,4 +1,4 @@
-import Ajv from "ajv";
+import Ajv, { type ValidateFunction } from "ajv";
 import type { SerializedWorkspace } from "../sandbox/snapshot.ts";
 
 /**
@@ -128,7 +128,8 @@ const LESSON_SCHEMA = {
   },
 } as const;
 
-const validate = new Ajv({ allErrors: true, strict: false }).compile(LESSON_SCHEMA);
+/** Compiled on the first lesson checked, not when the page or the worker starts. */
+let validate: ValidateFunction | undefined;
 
 /** Parses and checks a lesson file; the error says what is wrong and where. */
 export function parseLesson(text: string): Lesson {
@@ -149,6 +150,7 @@ export function checkLesson(value: unknown): Lesson {
   ) {
     throw new Error('This is not a Toolroom lesson (its "format" is not "toolroom-lesson").');
   }
+  validate ??= new Ajv({ allErrors: true, strict: false }).compile(LESSON_SCHEMA);
   if (!validate(value)) {
     const problems = (validate.errors ?? []).map(
       (error) => `${error.instancePath || "lesson"} ${error.message}`,

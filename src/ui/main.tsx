@@ -1,21 +1,19 @@
-import { StrictMode } from "react";
-import { createRoot } from "react-dom/client";
-import { App } from "./App.tsx";
-import { AppModel, setModel } from "./model.ts";
+import { EarlyBoot } from "./boot/boot-runtime.ts";
 import { WorkerHost } from "./worker-host.ts";
 
-const host = new WorkerHost(
-  () =>
-    new Worker(new URL("../worker/worker.ts", import.meta.url), { type: "module", name: "toolroom-runtime" }),
-);
-const model = new AppModel(host);
-setModel(model);
+/**
+ * The page's first script, kept small: it starts the tool worker and the runtime's boot before the
+ * UI (React, the panes, later Monaco and the terminal) is even downloaded, so the first tool call
+ * waits for the worker and the workspace only.
+ */
+performance.mark("toolroom:main");
+const spawn = () =>
+  new Worker(new URL("../worker/worker.ts", import.meta.url), { type: "module", name: "toolroom-runtime" });
+const host = new WorkerHost(spawn);
+const early = new EarlyBoot(host);
 // For the end-to-end tests and the bench, which drive the same worker API the UI uses.
-(window as unknown as { toolroom: unknown }).toolroom = { model, host };
+const page = window as unknown as { toolroom: { host: WorkerHost; model?: unknown } };
+page.toolroom = { host };
 
-createRoot(document.getElementById("root")!).render(
-  <StrictMode>
-    <App />
-  </StrictMode>,
-);
-void model.start();
+const { mountApp } = await import("./mount.tsx");
+page.toolroom.model = mountApp(host, early);

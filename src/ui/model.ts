@@ -8,10 +8,8 @@ import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
 import type { Lesson } from "../lessons/lesson.ts";
 import { lessonFromUrl } from "../lessons/share.ts";
-import { sandboxPort } from "../sandbox/port.ts";
 import type { SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { EntryType, SandboxCapabilities } from "../sandbox/types.ts";
-import { bootWebContainer } from "../sandbox/webcontainer/boot.ts";
 import type { SessionFile } from "../session/format.ts";
 import { loadSessionFromUrl, type ShareResult } from "../session/share.ts";
 import type {
@@ -30,10 +28,9 @@ import type {
   WorkspaceInfo,
 } from "../worker/api.ts";
 import type { LessonComparison, LessonProgress, LessonStatus } from "../worker/lessons.ts";
-import { planBoot } from "./boot/boot-plan.ts";
-import { describeSupport, detectBrowserSupport, type SupportLine } from "./boot/browser-support.ts";
+import type { EarlyBoot } from "./boot/boot-runtime.ts";
+import type { SupportLine } from "./boot/browser-support.ts";
 import { forgetLayout } from "./layout/panes.tsx";
-import { seedFromStarter } from "./starters/index.ts";
 import type { WorkerHost } from "./worker-host.ts";
 
 export type Tone = "info" | "ok" | "warn" | "error";
@@ -197,7 +194,8 @@ export class AppModel {
   /** The event log; appended in place, `eventsVersion` says when. */
   readonly events: ToolEvent[] = [];
   private readonly listeners = new Set<() => void>();
-  private readonly started = performance.now();
+  /** Boot times count from the page's navigation, where the first script began the boot. */
+  private readonly started = 0;
   private frame: number | undefined;
   private pendingBump = { files: false, events: false };
   private nextNotice = 1;
@@ -253,52 +251,27 @@ export class AppModel {
     this.set({ notices: this.state.notices.filter((notice) => notice.id !== id) });
   }
 
-  /** Boot: check the browser, pick a sandbox (trying a WebContainer with a deadline), load the workspace. */
-  async start(): Promise<void> {
+  /**
+   * Boot, begun by the page's first script (EarlyBoot: check the browser, pick a sandbox, open the
+   * workspace) before this model existed: its steps are replayed here, then the views load.
+   */
+  async start(early: EarlyBoot): Promise<void> {
     try {
-      this.step("Checking what this browser offers");
       this.loadAgentPreferences();
-      const support = detectBrowserSupport();
-      this.set({ support: describeSupport(support) });
-      await this.host.setApprovalPrompt((request) => this.ask(request));
-      this.step("Tool worker started");
-      const settings = await this.host.api.settings.get();
-      this.set({ settings });
-      const plan = planBoot(settings.backend, support);
-      let port: ReturnType<typeof sandboxPort> | undefined;
-      let reason: string;
-      if (plan.tryWebContainer) {
-        this.step(
-          `Booting a WebContainer (giving it ${(settings.webcontainerTimeoutMs / 1000).toFixed(0)} s)`,
-        );
-        const result = await bootWebContainer({
-          timeoutMs: settings.webcontainerTimeoutMs,
-          onWaiting: (msLeft) => this.set({ waitingForWebContainer: msLeft }),
-        });
-        this.set({ waitingForWebContainer: null });
-        if (result.ok) {
-          port = proxy(sandboxPort(result.sandbox));
-          reason = `WebContainer booted in ${(result.ms / 1000).toFixed(1)} s`;
-          this.step(reason, "ok");
-        } else {
-          reason = result.reason;
-          this.step(`Falling back to the embedded sandbox: ${reason}`, "warn");
-        }
-      } else {
-        reason = plan.reason;
-        this.step(`Using the embedded sandbox: ${reason}`, settings.backend === "embedded" ? "info" : "warn");
-      }
-      this.step("Loading the workspace from this browser's storage");
-      const boot = await this.host.boot(
-        { sandbox: port ? "remote" : "embedded", firstWorkspace: seedFromStarter("node", "Node starter") },
-        port,
-      );
+      early.attach({
+        step: (text, tone, ms) => this.set({ bootSteps: [...this.state.bootSteps, { ms, text, tone }] }),
+        support: (support) => this.set({ support }),
+        waiting: (msLeft) => this.set({ waitingForWebContainer: msLeft }),
+      });
+      early.setAsker((request) => this.ask(request));
+      const { settings, backend, boot } = await early.result;
       this.set({
+        settings,
         sandbox: {
           backend: boot.backend,
-          reason,
+          reason: backend.reason,
           capabilities: boot.capabilities,
-          choice: settings.backend,
+          choice: backend.choice,
         },
       });
       await this.afterBoot(boot);

@@ -11,7 +11,6 @@ import { PROFILES } from "../profiles/index.ts";
 import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
 import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
 import type { PtyRead, Sandbox, SnapshotEntry } from "../sandbox/types.ts";
-import { DEMO_SESSIONS } from "../session/demos/index.ts";
 import { parseSession, type SessionFile } from "../session/format.ts";
 import type { ShareResult } from "../session/share.ts";
 import { initRepository } from "../tools/git/commit.ts";
@@ -222,9 +221,18 @@ export interface WorkerApi {
 const ALL_PROFILES: Profile[] = [...PROFILES, editorProfile];
 
 /** Builds the API object the worker exposes (tests call it directly, without a worker). */
-export function createWorkerApi(options: { database?: string; fetch?: FetchLike } = {}): WorkerApi {
+export function createWorkerApi(
+  options: {
+    database?: string;
+    fetch?: FetchLike;
+    /**
+     * The browser's worker: open the store at once (the page's boot asks for the settings first),
+     * and have calls that come before the first boot wait for it rather than fail.
+     */
+    eager?: boolean;
+  } = {},
+): WorkerApi {
   let store: WorkspaceStore | undefined;
-  let settingsLoaded = false;
   let session: WorkspaceSession | undefined;
   let remotePort: Remote<SandboxPort> | undefined;
   let remote: RemoteSandbox | undefined;
@@ -256,17 +264,32 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
     return store;
   };
   /** Settings are read before boot (they pick the sandbox), so the store opens on first need. */
-  const openStore = async (): Promise<WorkspaceStore> => {
-    store ??= await WorkspaceStore.open(options.database);
-    if (!settingsLoaded) {
-      settings = { ...DEFAULT_SETTINGS, ...(await store.getSetting<Settings>("settings")) };
-      settingsLoaded = true;
-    }
-    return store;
+  let opening: Promise<WorkspaceStore> | undefined;
+  const openStore = (): Promise<WorkspaceStore> => {
+    opening ??= (async () => {
+      const opened = await WorkspaceStore.open(options.database);
+      settings = { ...DEFAULT_SETTINGS, ...(await opened.getSetting<Settings>("settings")) };
+      store = opened;
+      return opened;
+    })();
+    opening.catch(() => {
+      opening = undefined;
+    });
+    return opening;
   };
+  if (options.eager) void openStore().catch(() => undefined);
   const current = (): WorkspaceSession => {
     if (!session) throw new Error("No workspace is open yet; call boot() first.");
     return session;
+  };
+  /** The first open workspace: calls made before the first boot wait for it (in the browser's worker). */
+  let firstOpen: () => void = () => undefined;
+  const firstSession = new Promise<void>((resolve) => {
+    firstOpen = resolve;
+  });
+  const ready = async (): Promise<WorkspaceSession> => {
+    if (options.eager) await firstSession;
+    return current();
   };
   const saveSettings = async (next: Settings): Promise<Settings> => {
     settings = next;
@@ -298,6 +321,7 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
       if (previous.sandbox.kind === "embedded") await previous.sandbox.dispose();
     }
     const sandbox = await newSandbox();
+    performance.mark("toolroom:sandbox");
     session = await WorkspaceSession.open({
       store: requireStore(),
       meta,
@@ -322,19 +346,25 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         },
       },
     });
-    await requireStore().setSetting("currentWorkspace", meta.id);
+    performance.mark("toolroom:workspace-loaded");
     lessons ??= new LessonHost(requireStore());
-    await lessons.attach(session);
     replays ??= new ReplayHost(requireStore());
-    await replays.attach(session);
     recordings ??= new RecordingHost(requireStore());
-    await recordings.attach(session);
+    // A lesson's controls are on the runtime before anyone can call it.
+    await Promise.all([
+      requireStore().setSetting("currentWorkspace", meta.id),
+      lessons.attach(session),
+      replays.attach(session),
+      recordings.attach(session),
+    ]);
     if (!agent) {
       // Called unbound: a browser's fetch throws "Illegal invocation" as another object's method.
       agent = new AgentHost(requireStore(), options.fetch ?? ((input, init) => fetch(input, init)));
       agent.setListener((update) => void Promise.resolve(agentListener?.(update)).catch(() => undefined));
     }
     await agent.attach(session, sandbox.kind, lessonTools());
+    performance.mark("toolroom:workspace-open");
+    firstOpen();
     return {
       backend: sandbox.kind,
       capabilities: sandbox.capabilities,
@@ -392,6 +422,7 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         session = undefined;
       }
       const store = await openStore();
+      performance.mark("toolroom:store-open");
       if (options.sandbox === "remote" && !port) throw new Error("A remote sandbox needs its port.");
       remotePort = options.sandbox === "remote" ? port : undefined;
       remote = undefined;
@@ -431,7 +462,7 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
       }));
     },
 
-    call: (profile, request) => current().call(profile, request),
+    call: async (profile, request) => (await ready()).call(profile, request),
 
     async subscribe(listener) {
       const token = nextListener++;
@@ -456,8 +487,8 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
     },
     restore: (files) => current().replaceFiles(files),
 
-    listFiles: () => current().listFiles(),
-    readFile: (path) => current().readFile(path),
+    listFiles: async () => (await ready()).listFiles(),
+    readFile: async (path) => (await ready()).readFile(path),
     writeFile: (path, content) =>
       current().call(EDITOR_PROFILE, { tool: "write_file", params: { path, content } }),
     editFiles: (tool, params) => current().call(EDITOR_PROFILE, { tool, params }),
@@ -633,7 +664,7 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
 
     sessions: proxy({
       async demos() {
-        return DEMO_SESSIONS.map(({ id, title, description }) => ({ id, title, description }));
+        return (await demoSessions()).map(({ id, title, description }) => ({ id, title, description }));
       },
       async open(session) {
         return openSession(
@@ -641,7 +672,7 @@ export function createWorkerApi(options: { database?: string; fetch?: FetchLike 
         );
       },
       async openDemo(id) {
-        const demo = DEMO_SESSIONS.find((candidate) => candidate.id === id);
+        const demo = (await demoSessions()).find((candidate) => candidate.id === id);
         if (!demo) throw new Error(`There is no demo "${id}".`);
         return openSession(structuredClone(demo.session));
       },
@@ -679,6 +710,11 @@ const GIT_INIT_MAX_FILES = 2000;
  * git tools and `git status` in the terminal work from the start; one that brings its own .git,
  * or is too large to commit quickly, is left as it is.
  */
+/** The built-in demos (60 KB of recorded sessions), loaded when the demo list is first asked for. */
+async function demoSessions() {
+  return (await import("../session/demos/index.ts")).DEMO_SESSIONS;
+}
+
 async function asRepository(entries: SnapshotEntry[]): Promise<SnapshotEntry[]> {
   const files = entries.filter((entry) => entry.type === "file").length;
   if (entries.some((entry) => entry.path === ".git") || files > GIT_INIT_MAX_FILES) return entries;

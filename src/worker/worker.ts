@@ -2,4 +2,5 @@ import { expose } from "comlink";
 import { createWorkerApi } from "./api.ts";
 
 /** The dedicated module Worker: the runtime, the sandbox (or its port) and the store live here. */
-expose(createWorkerApi());
+performance.mark("toolroom:worker");
+expose(createWorkerApi({ eager: true }));

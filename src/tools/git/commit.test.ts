@@ -1,10 +1,12 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createToolContext } from "../../core/tool-context.ts";
 import { EmbeddedSandbox } from "../../sandbox/embedded/embedded-sandbox.ts";
-import { cleanMessage, gitCommit, initRepository, withSignoff } from "./commit.ts";
+import { cleanMessage, gitCommit, initRepository, renderCommit, withSignoff } from "./commit.ts";
+import { loadGit } from "./load.ts";
 import { git, loadIntoSandbox, nativeStatus, saveFromSandbox, tempDir } from "./native-git.test-helpers.ts";
+import { objectId } from "./objects.ts";
 import { gitStatus } from "./status.ts";
 
 function write(root: string, path: string, content: string) {
@@ -133,3 +135,67 @@ describe("initRepository", () => {
     expect((await gitStatus(context)).head).toBe(oid);
   });
 });
+
+describe("commit objects written without isomorphic-git", () => {
+  it("are byte for byte what isomorphic-git writes, whatever the time zone", async () => {
+    const git = await loadGit();
+    for (const timezoneOffset of [0, -0, -60, 330, -345, 720]) {
+      const person = { name: "Ada", email: "ada@example.com", timestamp: 1_700_000_000, timezoneOffset };
+      const commit = {
+        tree: "4b825dc642cb6eb9a060e54bf8d69288fbee4904",
+        parent: ["1111111111111111111111111111111111111111"],
+        author: person,
+        committer: person,
+        message: "\n\nSubject\r\n\nBody\n\n\n",
+      };
+      const theirs = await git.writeCommit({ fs: memoryFs(), dir: "/r", commit });
+      const ours = objectId(
+        "commit",
+        new TextEncoder().encode(
+          renderCommit({ tree: commit.tree, parents: commit.parent, person, message: commit.message }),
+        ),
+      );
+      expect(ours, `offset ${Object.is(timezoneOffset, -0) ? "-0" : timezoneOffset}`).toBe(theirs);
+    }
+  });
+
+  it("a new repository has native git's config: modes and symlinks count", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    await sandbox.writeFile("/workspace/run.sh", "echo hi\n");
+    await initRepository(createToolContext(sandbox));
+    const disk = await saveFromSandbox(sandbox);
+    expect(git(disk, "config", "core.filemode").trim()).toBe("true");
+    chmodSync(join(disk, "run.sh"), 0o755);
+    expect(nativeStatus(disk).unstaged).toEqual([{ path: "run.sh", status: "modified" }]);
+  });
+});
+
+/** A throwaway in-memory fs for isomorphic-git's object writer. */
+function memoryFs() {
+  const files = new Map<string, Uint8Array>();
+  const missing = (path: string) => Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" });
+  return {
+    promises: {
+      readFile: async (path: string) => {
+        const data = files.get(path);
+        if (!data) throw missing(path);
+        return data;
+      },
+      writeFile: async (path: string, data: Uint8Array) => void files.set(path, data),
+      mkdir: async () => undefined,
+      rmdir: async () => undefined,
+      unlink: async (path: string) => void files.delete(path),
+      stat: async (path: string) => {
+        throw missing(path);
+      },
+      lstat: async (path: string) => {
+        throw missing(path);
+      },
+      readdir: async () => [],
+      readlink: async (path: string) => {
+        throw missing(path);
+      },
+      symlink: async () => undefined,
+    },
+  };
+}

@@ -1,18 +1,26 @@
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
+import type { Sandbox } from "../../sandbox/types.ts";
 import { sha1Hex } from "../sha1.ts";
-import { gitFs } from "./fs.ts";
 import { entryFor, type IndexEntry, isIntentToAdd, readIndex, writeIndex } from "./index-file.ts";
-import { loadGit } from "./load.ts";
 import {
   flatTree,
   serializeTree,
+  storeObjects,
   type TreeEntry,
   type TreeItem,
   wrapObject,
   writeObjects,
 } from "./objects.ts";
-import { gitFailure, headCommit, objectCache, openRepo, type Repo, repoAt } from "./repo.ts";
+import {
+  gitFailure,
+  headCommit,
+  objectCache,
+  openRepo,
+  type Repo,
+  type RepoFiles,
+  repoFilesAt,
+} from "./repo.ts";
 import { type FileChange, gitStatus, stagedBetween } from "./status.ts";
 import { hashWorktreeFiles, scanWorktree } from "./worktree.ts";
 
@@ -99,7 +107,7 @@ export async function gitCommit(context: Clocked, options: CommitOptions): Promi
  */
 export async function stagePaths(
   context: Pick<ToolContext, "resolve" | "signal" | "sandbox">,
-  repo: Repo,
+  repo: RepoFiles,
   paths: string[],
 ): Promise<void> {
   const prefixes: string[] = [];
@@ -149,10 +157,16 @@ export async function stagePaths(
 }
 
 /** Writes the index's trees and a commit of them on HEAD's branch (or HEAD itself when detached). */
-async function commitIndex(
-  repo: Repo,
+async function commitIndex(repo: Repo, message: string, person: Person): Promise<string> {
+  return commitTree(repo, await headCommit(repo), message, person);
+}
+
+/** Writes the index's trees and a commit of them on `parent`, and moves HEAD's branch (or HEAD) to it. */
+async function commitTree(
+  repo: RepoFiles,
+  parent: string | null,
   message: string,
-  person: { name: string; email: string; timestamp: number; timezoneOffset: number },
+  person: Person,
 ): Promise<string> {
   const index = await readIndex(repo);
   if (index.unmerged.size > 0) {
@@ -162,28 +176,51 @@ async function commitIndex(
     );
   }
   const tree = await writeIndexTrees(repo, index.entries);
-  const head = await headCommit(repo);
-  const { git, fs, dir, sandbox, gitdir } = repo;
-  const oid = await git.writeCommit({
-    fs,
-    dir,
-    commit: { message, tree, parent: head ? [head] : [], author: person, committer: person },
-  });
-  const headFile = (
-    await sandbox.readFile(`${gitdir}/HEAD`).then((bytes) => new TextDecoder().decode(bytes))
-  ).trim();
+  const [oid] = await storeObjects(repo, "commit", [
+    new TextEncoder().encode(renderCommit({ tree, parents: parent ? [parent] : [], person, message })),
+  ]);
+  const { sandbox, gitdir } = repo;
+  const headFile = new TextDecoder().decode(await sandbox.readFile(`${gitdir}/HEAD`)).trim();
   const ref = headFile.startsWith("ref: ") ? headFile.slice(5).trim() : "HEAD";
   const refPath = `${gitdir}/${ref}`;
   await sandbox.mkdir(refPath.slice(0, refPath.lastIndexOf("/")), { recursive: true });
   await sandbox.writeFile(refPath, `${oid}\n`);
-  return oid;
+  return oid!;
+}
+
+/** Who made a commit, and when (seconds since the epoch; offset in minutes as Date gives it). */
+export interface Person {
+  name: string;
+  email: string;
+  timestamp: number;
+  timezoneOffset: number;
+}
+
+/** "+0100" for an offset of -60 minutes (Date's sign is the other way round); -0 is "-0000", as in isomorphic-git. */
+function timezone(offset: number): string {
+  const east = offset === 0 ? !Object.is(offset, -0) : offset < 0;
+  const minutes = Math.abs(offset);
+  return `${east ? "+" : "-"}${String(Math.floor(minutes / 60)).padStart(2, "0")}${String(minutes % 60).padStart(2, "0")}`;
+}
+
+/** A commit object's text, as git (and isomorphic-git) lay it out. */
+export function renderCommit(commit: {
+  tree: string;
+  parents: string[];
+  person: Person;
+  message: string;
+}): string {
+  const who = `${commit.person.name} <${commit.person.email}> ${commit.person.timestamp} ${timezone(commit.person.timezoneOffset)}`;
+  const parents = commit.parents.map((parent) => `parent ${parent}\n`).join("");
+  const message = `${commit.message.replace(/\r/gu, "").replace(/^\n+/u, "").replace(/\n+$/u, "")}\n`;
+  return `tree ${commit.tree}\n${parents}author ${who}\ncommitter ${who}\n\n${message}`;
 }
 
 /**
  * The index's folders as tree objects, deepest first; returns the root tree's id. Each tree is
  * hashed, and only those not already stored are written (an unchanged folder keeps its id).
  */
-export async function writeIndexTrees(repo: Repo, entries: IndexEntry[]): Promise<string> {
+export async function writeIndexTrees(repo: RepoFiles, entries: IndexEntry[]): Promise<string> {
   const folders = new Map<string, TreeEntry[]>([["", []]]);
   const folderOf = (path: string): TreeEntry[] => {
     let list = folders.get(path);
@@ -267,21 +304,34 @@ export interface InitOptions {
   now?: Date;
 }
 
+/** What native git's `git init` writes into .git/config on Linux (modes and symlinks count). */
+const INITIAL_CONFIG =
+  "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n\tlogallrefupdates = true\n";
+
+/** `git init`: an empty repository on branch main; false when .git already exists. */
+export async function initGitDir(sandbox: Sandbox): Promise<boolean> {
+  const gitdir = `${sandbox.workspaceRoot}/.git`;
+  if (await sandbox.lstat(gitdir).catch(() => null)) return false;
+  for (const folder of ["hooks", "info", "objects/info", "objects/pack", "refs/heads", "refs/tags"])
+    await sandbox.mkdir(`${gitdir}/${folder}`, { recursive: true });
+  await sandbox.writeFile(`${gitdir}/config`, INITIAL_CONFIG);
+  await sandbox.writeFile(`${gitdir}/HEAD`, "ref: refs/heads/main\n");
+  return true;
+}
+
 /**
  * Makes the workspace a git repository (branch main) with everything not ignored in an initial
  * commit. Does nothing where .git already exists. Returns the commit, or null when nothing was done.
+ * Written here end to end (index, objects, refs), so a new workspace never loads isomorphic-git.
  */
 export async function initRepository(
   context: Pick<ToolContext, "sandbox" | "services" | "resolve" | "signal">,
   options: InitOptions = {},
 ): Promise<string | null> {
-  if (await repoAt(context.sandbox)) return null;
-  const git = await loadGit();
-  const fs = gitFs(context.sandbox);
-  const dir = context.sandbox.workspaceRoot;
-  await git.init({ fs, dir, defaultBranch: "main" });
-  const repo = await openRepo(context);
-  if ((await context.sandbox.readdir(dir)).some((entry) => entry.name !== ".git"))
+  const sandbox = context.sandbox;
+  if (!(await initGitDir(sandbox))) return null;
+  const repo = (await repoFilesAt(sandbox))!;
+  if ((await sandbox.readdir(repo.dir)).some((entry) => entry.name !== ".git"))
     await stagePaths(context, repo, ["."]);
   const author = options.author ?? DEFAULT_IDENTITY;
   const now = options.now ?? new Date();
@@ -290,8 +340,5 @@ export async function initRepository(
     timestamp: Math.floor(now.getTime() / 1000),
     timezoneOffset: now.getTimezoneOffset(),
   };
-  const oid = await commitIndex(repo, options.message ?? "Initial commit\n", person);
-  if ((await headCommit(repo)) !== oid)
-    throw new ToolFailure("git_error", "The initial commit did not move HEAD.");
-  return oid;
+  return commitTree(repo, null, options.message ?? "Initial commit\n", person);
 }

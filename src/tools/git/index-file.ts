@@ -2,7 +2,7 @@ import { ToolFailure } from "../../core/errors.ts";
 import { type FileStat, isSandboxError } from "../../sandbox/types.ts";
 import { sha1Hex, toHex } from "../sha1.ts";
 import { compareNames, fromHex } from "./objects.ts";
-import type { Repo } from "./repo.ts";
+import type { RepoFiles } from "./repo.ts";
 
 /**
  * .git/index, read and written as git lays it out (versions 2 and 3). Each entry keeps the stat
@@ -232,7 +232,7 @@ export function serializeIndex(entries: IndexEntry[]): Uint8Array {
 const parsed = new Map<string, GitIndex>();
 
 /** Reads .git/index (an empty index when there is none). */
-export async function readIndex(repo: Repo): Promise<GitIndex> {
+export async function readIndex(repo: RepoFiles): Promise<GitIndex> {
   const path = `${repo.gitdir}/index`;
   let bytes: Uint8Array;
   let mtimeMs: number;
@@ -262,7 +262,7 @@ export async function readIndex(repo: Repo): Promise<GitIndex> {
  * of the index, checked against the file's stat, which a rewrite in the same millisecond with the
  * same size would not change: it is dropped so its next read parses what is written here.
  */
-export async function writeIndex(repo: Repo, entries: IndexEntry[]): Promise<void> {
+export async function writeIndex(repo: RepoFiles, entries: IndexEntry[]): Promise<void> {
   const bytes = serializeIndex(entries);
   await repo.sandbox.writeFile(`${repo.gitdir}/index`, bytes);
   const cache = repo.cache as Record<symbol, unknown>;

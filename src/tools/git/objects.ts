@@ -1,13 +1,14 @@
 import { unzlibSync, zlibSync } from "fflate";
 import { isSandboxError } from "../../sandbox/types.ts";
 import { sha1All, sha1Hex, toHex } from "../sha1.ts";
-import type { Repo } from "./repo.ts";
+import { loadGit } from "./load.ts";
+import type { RepoFiles } from "./repo.ts";
 
 /**
  * git's object store, read and written directly where isomorphic-git's generic paths cost most:
  * loose objects are inflated and deflated here, trees parsed and flattened once per tree id (an
  * object id names its content forever, so the flattening is kept), and hashing runs in batches.
- * Packed objects are read through isomorphic-git, which knows packfiles.
+ * Packed objects are read through isomorphic-git (loaded then), which knows packfiles.
  */
 
 export type ObjectType = "blob" | "tree" | "commit" | "tag";
@@ -49,13 +50,13 @@ export async function blobIds(contents: Uint8Array[]): Promise<string[]> {
   return sha1All(contents.map((content) => wrapObject("blob", content)));
 }
 
-function loosePath(repo: Repo, oid: string): string {
+function loosePath(repo: RepoFiles, oid: string): string {
   return `${repo.gitdir}/objects/${oid.slice(0, 2)}/${oid.slice(2)}`;
 }
 
 /** An object's type and content: loose objects inflated here, packed ones through isomorphic-git. */
 export async function readObject(
-  repo: Repo,
+  repo: RepoFiles,
   oid: string,
 ): Promise<{ type: ObjectType; content: Uint8Array }> {
   let stored: Uint8Array | null = null;
@@ -65,7 +66,8 @@ export async function readObject(
     if (!isSandboxError(error, "ENOENT")) throw error;
   }
   if (stored === null) {
-    const { type, object } = await repo.git.readObject({
+    const git = await loadGit();
+    const { type, object } = await git.readObject({
       fs: repo.fs,
       dir: repo.dir,
       gitdir: repo.gitdir,
@@ -86,7 +88,7 @@ export async function readObject(
   return { type, content };
 }
 
-export async function readBlob(repo: Repo, oid: string): Promise<Uint8Array> {
+export async function readBlob(repo: RepoFiles, oid: string): Promise<Uint8Array> {
   const { type, content } = await readObject(repo, oid);
   if (type !== "blob") throw new Error(`git object ${oid} is a ${type}, not a blob`);
   return content;
@@ -97,7 +99,7 @@ export async function readBlob(repo: Repo, oid: string): Promise<Uint8Array> {
  * loose. Each fan-out folder is listed once rather than each object probed.
  */
 export async function writeObjects(
-  repo: Repo,
+  repo: RepoFiles,
   objects: { oid: string; wrapped: Uint8Array }[],
 ): Promise<void> {
   const { sandbox } = repo;
@@ -123,7 +125,11 @@ export async function writeObjects(
 }
 
 /** Hashes and stores objects of one type; returns their ids in order. */
-export async function storeObjects(repo: Repo, type: ObjectType, contents: Uint8Array[]): Promise<string[]> {
+export async function storeObjects(
+  repo: RepoFiles,
+  type: ObjectType,
+  contents: Uint8Array[],
+): Promise<string[]> {
   const wrapped = contents.map((content) => wrapObject(type, content));
   const oids = await sha1All(wrapped);
   await writeObjects(
@@ -190,7 +196,7 @@ export interface ObjectCache {
 const MAX_TREES = 50_000;
 const MAX_FLAT = 8;
 
-export async function readTree(repo: Repo, cache: ObjectCache, oid: string): Promise<TreeEntry[]> {
+export async function readTree(repo: RepoFiles, cache: ObjectCache, oid: string): Promise<TreeEntry[]> {
   const cached = cache.trees.get(oid);
   if (cached) return cached;
   const { type, content } = await readObject(repo, oid);
@@ -211,7 +217,11 @@ export function treeOfCommit(content: Uint8Array): string {
 }
 
 /** Every file of a tree (or a commit's tree) by path, sub-trees flattened; kept per tree id. */
-export async function flatTree(repo: Repo, cache: ObjectCache, oid: string): Promise<Map<string, TreeItem>> {
+export async function flatTree(
+  repo: RepoFiles,
+  cache: ObjectCache,
+  oid: string,
+): Promise<Map<string, TreeItem>> {
   const cached = cache.flat.get(oid);
   if (cached) return cached;
   const files = new Map<string, TreeItem>();

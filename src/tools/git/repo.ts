@@ -5,14 +5,22 @@ import { type GitFs, gitFs } from "./fs.ts";
 import { type Git, loadGit } from "./load.ts";
 import type { ObjectCache } from "./objects.ts";
 
-/** One git repository at the workspace root, with the per-runtime cache isomorphic-git reuses between calls. */
-export interface Repo {
-  git: Git;
+/**
+ * A repository's files: what the index, object and working-tree code works on, without
+ * isomorphic-git (which a new workspace's first commit never needs to load).
+ */
+export interface RepoFiles {
   fs: GitFs;
   dir: string;
   gitdir: string;
+  /** isomorphic-git's per-runtime cache (packfile indexes, its parse of the index). */
   cache: object;
   sandbox: Sandbox;
+}
+
+/** One git repository at the workspace root, with isomorphic-git loaded for refs, config and packs. */
+export interface Repo extends RepoFiles {
+  git: Git;
 }
 
 /** The repository of the workspace root; not_a_git_repo when there is none. */
@@ -33,7 +41,7 @@ export async function openRepo(context: Pick<ToolContext, "sandbox" | "services"
 const objectCaches = new WeakMap<Sandbox, ObjectCache>();
 
 /** Parsed and flattened trees of this sandbox's repository, kept across calls (an id's content never changes). */
-export function objectCache(repo: Repo): ObjectCache {
+export function objectCache(repo: RepoFiles): ObjectCache {
   let cache = objectCaches.get(repo.sandbox);
   if (!cache) {
     cache = { trees: new Map(), flat: new Map() };
@@ -43,11 +51,17 @@ export function objectCache(repo: Repo): ObjectCache {
 }
 
 export async function repoAt(sandbox: Sandbox, cache: object = {}): Promise<Repo | null> {
+  const files = await repoFilesAt(sandbox, cache);
+  return files ? { ...files, git: await loadGit() } : null;
+}
+
+/** The workspace root's repository files, or null when it has no .git folder. */
+export async function repoFilesAt(sandbox: Sandbox, cache: object = {}): Promise<RepoFiles | null> {
   const dir = sandbox.workspaceRoot;
   const gitdir = `${dir}/.git`;
   const stat = await sandbox.stat(gitdir).catch(() => null);
   if (stat?.type !== "directory") return null;
-  return { git: await loadGit(), fs: gitFs(sandbox), dir, gitdir, cache, sandbox };
+  return { fs: gitFs(sandbox), dir, gitdir, cache, sandbox };
 }
 
 /** The commit HEAD points at, or null on an unborn branch (a repository with no commits yet). */

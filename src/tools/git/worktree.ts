@@ -13,7 +13,7 @@ import {
   writeIndex,
 } from "./index-file.ts";
 import { blobIds } from "./objects.ts";
-import type { Repo } from "./repo.ts";
+import type { RepoFiles } from "./repo.ts";
 
 /** A working-tree file read and hashed: what it would be as a blob. */
 export interface WorktreeFile {
@@ -48,7 +48,7 @@ const SUBMODULE = 0o160000;
  * entry is unchanged without being read; the others are hashed, and those found unchanged after
  * all get their entry's stat refreshed (written back once), so the next scan trusts them.
  */
-export async function scanWorktree(repo: Repo, options: ScanOptions = {}): Promise<WorktreeScan> {
+export async function scanWorktree(repo: RepoFiles, options: ScanOptions = {}): Promise<WorktreeScan> {
   const { sandbox, dir } = repo;
   const index = await readIndex(repo);
   const folders = trackedFolders(index);
@@ -132,7 +132,7 @@ export async function scanWorktree(repo: Repo, options: ScanOptions = {}): Promi
 
 /** Reads and hashes working-tree files (a symlink's blob is its target). */
 export async function hashWorktreeFiles(
-  repo: Repo,
+  repo: RepoFiles,
   files: { path: string; stat?: FileStat }[],
 ): Promise<WorktreeFile[]> {
   const { sandbox, dir } = repo;
