@@ -44,7 +44,13 @@ export function validationSchema(schema: JsonSchema): JsonSchema {
 export function validateParams(schema: JsonSchema, params: unknown): Record<string, unknown> {
   let validate = compiled.get(schema);
   if (!validate) {
-    ajv ??= new Ajv({ allErrors: true, useDefaults: true, strict: false, meta: false, validateSchema: false });
+    ajv ??= new Ajv({
+      allErrors: true,
+      useDefaults: true,
+      strict: false,
+      meta: false,
+      validateSchema: false,
+    });
     validate = ajv.compile(validationSchema(schema));
     compiled.set(schema, validate);
   }
