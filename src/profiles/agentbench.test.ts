@@ -236,6 +236,32 @@ describe("read_file", () => {
     expect(literal.error?.message).not.toMatch(/outside/u);
   });
 
+  it("reads an empty file as empty content (every empty __init__.py)", async () => {
+    const { call } = await setup({ "pkg/__init__.py": "" });
+    const result = await call("read_file", { path: "pkg/__init__.py" });
+    expect(result.status).toBe("success");
+    expect(result.data).toEqual({
+      content: "",
+      truncated: false,
+      total_lines: 0,
+      start_line: 1,
+      end_line: 0,
+    });
+    expect((await call("read_file", { path: "pkg/__init__.py", start_line: 1, end_line: 10 })).status).toBe(
+      "success",
+    );
+    expect((await call("read_file", { path: "pkg/__init__.py", start_line: 2 })).error?.message).toMatch(
+      /past the end of the file, which has 0 lines/u,
+    );
+  });
+
+  it("content joins lines with \\n: CRLF and CR become \\n, a BOM and the final newline are dropped", async () => {
+    const { call, sandbox } = await setup();
+    await sandbox.writeFile("/workspace/w.txt", "\ufeffone\r\ntwo\rthree\n");
+    const result = await call("read_file", { path: "w.txt" });
+    expect(result.data).toMatchObject({ content: "one\ntwo\nthree", total_lines: 3 });
+  });
+
   it("resolves '..' that stays inside, and reads names made of dots or percent signs", async () => {
     const { call, sandbox } = await setup(PROJECT);
     await sandbox.writeFile("/workspace/...", "three dots\n");

@@ -52,7 +52,8 @@ const listFilesTool: ToolSpec<{ root: string; glob: string | null }> = {
 
 const readFileTool: ToolSpec<{ path: string; start_line: number | null; end_line: number | null }> = {
   name: "read_file",
-  description: "Read file contents with optional line range.",
+  description:
+    "Read file contents with optional line range (1-indexed, inclusive). `content` is the lines joined with \\n: CRLF and CR endings read as \\n, a BOM and the final newline are left out; an empty file is empty content with total_lines 0. Files over 10,000 lines keep their first and last 5,000 lines.",
   inputSchema: {
     type: "object",
     title: "ReadFileParams",

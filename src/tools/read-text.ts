@@ -101,11 +101,13 @@ export function lineRange(
   end: number | null | undefined,
 ): LineRange {
   const first = start ?? 1;
+  // An empty file has no lines: from line 1 it reads as nothing (end 0), past it is past the end.
+  if (total === 0 && first === 1) return { start: 1, end: 0 };
   if (first < 1)
     throw new ToolFailure("invalid_params", "start_line must be 1 or more (lines are 1-indexed).", {
       start_line: first,
     });
-  if (total > 0 && first > total) {
+  if (first > total) {
     throw new ToolFailure(
       "invalid_params",
       `start_line ${first} is past the end of the file, which has ${total} lines.`,
