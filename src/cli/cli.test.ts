@@ -7,6 +7,7 @@ import {
   readFileSync,
   readlinkSync,
   symlinkSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -49,6 +50,23 @@ const parse = (stdout: string) =>
     .map((line) => JSON.parse(line));
 
 describe("toolroom batch", () => {
+  it("keeps the folder's modification times: baseagent grep_files lists the newest file first", async () => {
+    const dir = workspace({ "a.py": "token = 1\n", "b.py": "token = 2\n", "c.py": "token = 3\n" });
+    // b is the newest, then c, then a: neither name order nor load order.
+    for (const [name, seconds] of [
+      ["a.py", 1_000_000],
+      ["b.py", 3_000_000],
+      ["c.py", 2_000_000],
+    ] as const) {
+      utimesSync(join(dir, name), seconds, seconds);
+    }
+    const { stdout } = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "baseagent"],
+      lines([{ name: "grep_files", arguments: { pattern: "token" } }]),
+    );
+    expect(parse(stdout)[0].output).toBe("b.py\nc.py\na.py");
+  });
+
   it("answers every line in order with the profile's envelope, and exits 0 even when tools fail", async () => {
     const dir = workspace({ "src/utils.py": "def add(a, b):\n    return a - b\n" });
     const { code, stdout } = await toolroom(

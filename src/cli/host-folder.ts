@@ -23,6 +23,7 @@ export async function readHostFolder(folder: string): Promise<WorkspaceSnapshot>
           type: "file",
           data: new Uint8Array(await readFile(full)),
           mode: stat.mode & 0o777,
+          mtimeMs: stat.mtimeMs,
         });
       }
     }

@@ -73,15 +73,37 @@ export function validateParams(schema: JsonSchema, params: unknown): Record<stri
   });
 }
 
+/** The sub-schema holding the keyword at an error's schemaPath ("#/properties/steps/items/additionalProperties"). */
+function schemaAt(schema: JsonSchema, schemaPath: string): JsonSchema | undefined {
+  const segments = schemaPath.replace(/^#\/?/u, "").split("/").slice(0, -1);
+  let node: unknown = schema;
+  for (const raw of segments) {
+    const segment = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof node !== "object" || node === null) return undefined;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return typeof node === "object" && node !== null ? (node as JsonSchema) : undefined;
+}
+
 function describeProblem(error: ErrorObject, schema: JsonSchema): string {
   const where = error.instancePath === "" ? "" : error.instancePath.slice(1).replace(/\//gu, ".");
   switch (error.keyword) {
-    case "required":
-      return `missing required parameter '${(error.params as { missingProperty: string }).missingProperty}'`;
+    case "required": {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      if (where !== "") return `'${where}' is missing its required field '${missing}'`;
+      return `missing required parameter '${missing}'`;
+    }
     case "additionalProperties": {
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
-      const allowed = Object.keys(schema.properties ?? {}).join(", ");
+      // The object the field was found in: a step of an array, say, not the top-level parameters.
+      const owner = schemaAt(schema, error.schemaPath) ?? schema;
+      const allowed = Object.keys(owner.properties ?? {}).join(", ");
+      if (where !== "") return `'${where}' has an unknown field '${extra}' (allowed: ${allowed})`;
       return `unknown parameter '${extra}' (allowed: ${allowed})`;
+    }
+    case "enum": {
+      const values = (error.params as { allowedValues: unknown[] }).allowedValues;
+      return `'${where}' must be one of ${values.map((value) => String(value)).join(", ")}`;
     }
     case "type":
       return `'${where}' must be ${(error.params as { type: string }).type}`;

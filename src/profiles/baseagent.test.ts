@@ -145,6 +145,18 @@ describe("shell_command", () => {
   });
 });
 
+describe("number parameters", () => {
+  it("take non-integers where the spec types them as number", async () => {
+    const { call } = await setup({ "a.txt": "one\ntwo\nthree\n" });
+    const ran = await call("shell_command", { command: "echo ok", timeout_ms: 1500.5 });
+    expect(ran).toMatchObject({ success: true, output: "ok\n" });
+    expect((await call("read_file", { file_path: "a.txt", offset: 2.7, limit: 1.2 })).output).toBe("L2: two");
+    expect((await call("list_dir", { dir_path: ".", depth: 1.5, limit: 10.9 })).success).toBe(true);
+    expect((await call("grep_files", { pattern: "two", limit: 3.5 })).output).toBe("a.txt");
+    expect((await call("read_file", { file_path: "a.txt", offset: 0.5 })).success).toBe(false);
+  });
+});
+
 describe("read_file", () => {
   const LOOP =
     '"""\nMain agent loop - the heart of the SuperAgent system.\n"""\n\nfrom __future__ import annotations\nimport time\n';
@@ -396,6 +408,14 @@ describe("list_dir", () => {
     expect(output.at(-1)).toBe("[10 more entries; use offset=51 to see them]");
   });
 
+  it("shows a symlinked folder under the link's own name", async () => {
+    const { call, sandbox } = await setup(TREE);
+    await sandbox.symlink("src/core", "/workspace/core-link");
+    expect((await call("list_dir", { dir_path: "core-link", depth: 1 })).output).toBe(
+      "core-link/\n  compaction.py\n  loop.py",
+    );
+  });
+
   it("errors: a missing directory, a file, outside the workspace", async () => {
     const { call } = await setup(TREE);
     expect((await call("list_dir", { dir_path: "nope" })).success).toBe(false);
@@ -497,6 +517,21 @@ describe("update_plan", () => {
       false,
     );
     expect((await call("update_plan", { steps: [{ description: "a" }] })).success).toBe(false);
+  });
+
+  it("names the step and the field when a step is wrong", async () => {
+    const { call } = await setup();
+    const missing = await call("update_plan", {
+      steps: [{ description: "a", status: "pending" }, { description: "b" }],
+    });
+    expect(missing.output).toMatch(/steps\.1.*'status'/u);
+    expect(missing.output).not.toMatch(/allowed: steps, explanation/u);
+    const extra = await call("update_plan", {
+      steps: [{ description: "a", status: "pending", owner: "me" }],
+    });
+    expect(extra.output).toMatch(/'steps\.0' has an unknown field 'owner' \(allowed: description, status\)/u);
+    const wrong = await call("update_plan", { steps: [{ description: "a", status: "done" }] });
+    expect(wrong.output).toMatch(/'steps\.0\.status' must be one of pending, in_progress, completed/u);
   });
 });
 

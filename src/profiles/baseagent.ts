@@ -3,6 +3,7 @@ import { ToolFailure } from "../core/errors.ts";
 import type { Profile, ToolCall, ToolSpec } from "../core/profile.ts";
 import type { JsonSchema } from "../core/schema.ts";
 import { truncateMiddleOut } from "../core/truncate.ts";
+import { normalizeWorkspacePath } from "../core/workspace-path.ts";
 import { ripgrepGlob } from "../tools/glob.ts";
 import { loadImage } from "../tools/image.ts";
 import { listTree } from "../tools/list-tree.ts";
@@ -33,8 +34,9 @@ function object(properties: Record<string, JsonSchema>, required: string[]): Jso
   return { type: "object", properties, required, additionalProperties: false };
 }
 
-const integer = (description: string, defaultValue: number): JsonSchema => ({
-  type: "integer",
+/** The spec types these as `number`: fractions are accepted (counts and positions are rounded down). */
+const number = (description: string, defaultValue: number): JsonSchema => ({
+  type: "number",
   description,
   default: defaultValue,
   minimum: 1,
@@ -50,18 +52,18 @@ const shellCommand: ToolSpec<{ command: string; workdir?: string; timeout_ms: nu
     {
       command: { type: "string", description: "Shell command to execute" },
       workdir: { type: "string", description: "Working directory" },
-      timeout_ms: integer("Timeout in milliseconds", 60_000),
+      timeout_ms: number("Timeout in milliseconds", 60_000),
     },
     ["command"],
   ),
   kind: "command",
-  deadlineMs: (params) => params.timeout_ms,
+  deadlineMs: (params) => Math.ceil(params.timeout_ms),
   pathParams: ["workdir"],
   async run(params, context): Promise<BaseAgentOutput> {
     const outcome = await runShell(context, {
       command: params.command,
       workdir: params.workdir,
-      timeoutMs: params.timeout_ms,
+      timeoutMs: Math.ceil(params.timeout_ms),
     });
     const printed = outcome.stdout + outcome.stderr;
     const separator = printed === "" || printed.endsWith("\n") ? "" : "\n";
@@ -89,8 +91,8 @@ const readFile: ToolSpec<{ file_path: string; offset: number; limit: number }> =
   inputSchema: object(
     {
       file_path: { type: "string", description: "Path to the file" },
-      offset: integer("Starting line (1-indexed)", 1),
-      limit: integer("Maximum lines to return", 2000),
+      offset: number("Starting line (1-indexed)", 1),
+      limit: number("Maximum lines to return", 2000),
     },
     ["file_path"],
   ),
@@ -100,15 +102,16 @@ const readFile: ToolSpec<{ file_path: string; offset: number; limit: number }> =
   async run(params, context): Promise<BaseAgentOutput> {
     const file = await readTextFile(context, params.file_path, "file_path");
     const total = file.lines.length;
-    if (params.offset > Math.max(total, 1)) {
+    const offset = Math.floor(params.offset);
+    if (offset > Math.max(total, 1)) {
       throw new ToolFailure(
         "invalid_params",
         `offset ${params.offset} exceeds the file length: ${file.path.relative} has ${total} lines.`,
         { offset: params.offset, total_lines: total },
       );
     }
-    const lines = file.lines.slice(params.offset - 1, params.offset - 1 + params.limit);
-    return { output: lines.map((line, index) => `L${params.offset + index}: ${line}`).join("\n") };
+    const lines = file.lines.slice(offset - 1, offset - 1 + Math.floor(params.limit));
+    return { output: lines.map((line, index) => `L${offset + index}: ${line}`).join("\n") };
   },
 };
 
@@ -175,7 +178,7 @@ const grepFiles: ToolSpec<{ pattern: string; include?: string; path?: string; li
       pattern: { type: "string", description: "Regex pattern to search" },
       include: { type: "string", description: "Glob filter (e.g., `*.py`)" },
       path: { type: "string", description: "Search path" },
-      limit: integer("Max files to return", 100),
+      limit: number("Max files to return", 100),
     },
     ["pattern"],
   ),
@@ -203,7 +206,7 @@ const grepFiles: ToolSpec<{ pattern: string; include?: string; path?: string; li
     dated.sort((a, b) => b.mtime - a.mtime || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     return {
       output: dated
-        .slice(0, params.limit)
+        .slice(0, Math.floor(params.limit))
         .map((file) => file.path)
         .join("\n"),
     };
@@ -220,9 +223,9 @@ const listDir: ToolSpec<{ dir_path: string; offset: number; limit: number; depth
   inputSchema: object(
     {
       dir_path: { type: "string", description: "Directory path" },
-      offset: integer("Starting entry (1-indexed)", 1),
-      limit: integer("Max entries to return", 50),
-      depth: integer("Max directory depth", 2),
+      offset: number("Starting entry (1-indexed)", 1),
+      limit: number("Max entries to return", 50),
+      depth: number("Max directory depth", 2),
     },
     ["dir_path"],
   ),
@@ -231,14 +234,17 @@ const listDir: ToolSpec<{ dir_path: string; offset: number; limit: number; depth
   pathParams: ["dir_path"],
   async run(params, context): Promise<BaseAgentOutput> {
     const root = await resolveFolder(context, params.dir_path, "dir_path");
-    const entries = await listTree(context, root, { maxDepth: params.depth, order: "tree" });
-    const shown = entries.slice(params.offset - 1, params.offset - 1 + params.limit);
-    const lines = [root === "" ? "./" : `${root}/`];
+    const entries = await listTree(context, root, { maxDepth: Math.floor(params.depth), order: "tree" });
+    const offset = Math.floor(params.offset);
+    const shown = entries.slice(offset - 1, offset - 1 + Math.floor(params.limit));
+    // The folder as named, not where a symlink on the way leads.
+    const named = normalizeWorkspacePath(params.dir_path, context.sandbox.workspaceRoot, "dir_path");
+    const lines = [named === "" ? "./" : `${named}/`];
     for (const entry of shown) {
       const mark = entry.type === "directory" ? "/" : entry.type === "symlink" ? "@" : "";
       lines.push(`${"  ".repeat(entry.depth)}${entry.name}${mark}`);
     }
-    const after = params.offset - 1 + shown.length;
+    const after = offset - 1 + shown.length;
     if (after < entries.length) {
       lines.push(`[${entries.length - after} more entries; use offset=${after + 1} to see them]`);
     }

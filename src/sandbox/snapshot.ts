@@ -94,6 +94,8 @@ export interface SerializedWorkspace {
   files: Record<string, string | { base64: string } | { symlink: string }>;
   /** Directories, including empty ones. */
   directories?: string[];
+  /** Files' modification times (ms since the epoch), where known. */
+  mtimes?: Record<string, number>;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -101,10 +103,12 @@ const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 export function serializeWorkspace(snapshot: WorkspaceSnapshot): SerializedWorkspace {
   const files: SerializedWorkspace["files"] = {};
   const directories: string[] = [];
+  const mtimes: Record<string, number> = {};
   for (const entry of snapshot.entries) {
     if (entry.type === "directory") directories.push(entry.path);
     else if (entry.type === "symlink") files[entry.path] = { symlink: entry.target };
     else {
+      if (entry.mtimeMs !== undefined) mtimes[entry.path] = entry.mtimeMs;
       try {
         files[entry.path] = strictUtf8.decode(entry.data);
       } catch {
@@ -112,7 +116,7 @@ export function serializeWorkspace(snapshot: WorkspaceSnapshot): SerializedWorks
       }
     }
   }
-  return { files, directories };
+  return { files, directories, ...(Object.keys(mtimes).length > 0 ? { mtimes } : {}) };
 }
 
 export function deserializeWorkspace(serialized: SerializedWorkspace): WorkspaceSnapshot {
@@ -128,9 +132,11 @@ export function deserializeWorkspace(serialized: SerializedWorkspace): Workspace
   const encoder = new TextEncoder();
   for (const [path, value] of Object.entries(serialized.files)) {
     if (path.includes("/")) addDirectory(path.slice(0, path.lastIndexOf("/")));
-    if (typeof value === "string") entries.push({ path, type: "file", data: encoder.encode(value) });
+    const mtime = serialized.mtimes?.[path];
+    const when = typeof mtime === "number" ? { mtimeMs: mtime } : {};
+    if (typeof value === "string") entries.push({ path, type: "file", data: encoder.encode(value), ...when });
     else if ("symlink" in value) entries.push({ path, type: "symlink", target: value.symlink });
-    else entries.push({ path, type: "file", data: base64ToBytes(value.base64) });
+    else entries.push({ path, type: "file", data: base64ToBytes(value.base64), ...when });
   }
   return { entries };
 }

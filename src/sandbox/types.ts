@@ -90,7 +90,7 @@ export interface PtySession {
 /** One entry of a workspace snapshot; `path` is relative to the workspace root, "/"-separated. */
 export type SnapshotEntry =
   | { path: string; type: "directory"; mode?: number }
-  | { path: string; type: "file"; data: Uint8Array; mode?: number }
+  | { path: string; type: "file"; data: Uint8Array; mode?: number; mtimeMs?: number }
   | { path: string; type: "symlink"; target: string };
 
 /** The whole workspace at one moment: what persistence, sharing, checkpoints and replay store. */

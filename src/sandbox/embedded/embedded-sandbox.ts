@@ -261,6 +261,7 @@ export class EmbeddedSandbox implements Sandbox {
             type: "file",
             data: (await this.fs.readFileBuffer(full)).slice(),
             mode: stat.mode,
+            mtimeMs: stat.mtime.getTime(),
           });
         }
       }
@@ -276,6 +277,12 @@ export class EmbeddedSandbox implements Sandbox {
 
   async restore(snapshot: WorkspaceSnapshot): Promise<void> {
     await restoreWorkspace(this, snapshot);
+    // Modification times come back too: baseagent's grep_files lists the newest files first.
+    for (const entry of snapshot.entries) {
+      if (entry.type !== "file" || entry.mtimeMs === undefined) continue;
+      const when = new Date(entry.mtimeMs);
+      await this.fs.utimes(`${this.workspaceRoot}/${entry.path}`, when, when);
+    }
   }
 
   async dispose(): Promise<void> {

@@ -263,6 +263,7 @@ export class RecordingFs extends InMemoryFs {
           type: "file",
           data: (await super.readFileBuffer(absolute)).slice(),
           mode: stat.mode & 0o7777,
+          mtimeMs: stat.mtime.getTime(),
         });
       }
     };
