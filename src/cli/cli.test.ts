@@ -124,6 +124,24 @@ describe("toolroom batch", () => {
     expect(JSON.stringify(out[1])).toContain("# pass 1");
   });
 
+  it("runs python3: prints, and a script's writes are seen by the next tool and written back", async () => {
+    const dir = workspace({ "make.py": "open('made.txt', 'w').write('from python\\n')\n" });
+    const { code, stdout } = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"],
+      lines([
+        { tool: "shell", params: { command: "python3 -c 'print(1+2)'" }, request_id: "1" },
+        { tool: "shell", params: { command: "python3 make.py" }, request_id: "2" },
+        { tool: "file_read", params: { path: "made.txt" }, request_id: "3" },
+      ]),
+    );
+    expect(code).toBe(0);
+    const [printed, made, read] = parse(stdout);
+    expect(printed.data).toMatchObject({ exit_code: 0, stdout: "3\n" });
+    expect(made.data).toMatchObject({ exit_code: 0 });
+    expect(read.data.content).toBe("from python\n");
+    expect(readFileSync(join(dir, "made.txt"), "utf8")).toBe("from python\n");
+  }, 120_000);
+
   it("leaves the folder alone without --write-back", async () => {
     const dir = workspace({ "a.txt": "original\n" });
     await toolroom(

@@ -8,6 +8,7 @@ import { gitShellCommand } from "../host/git-command.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
 import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
+import { createPythonCommands } from "../sandbox/embedded/python/index.ts";
 import { diffSnapshots } from "../sandbox/snapshot.ts";
 import { readHostFolder, writeBackChanges } from "./host-folder.ts";
 
@@ -44,7 +45,7 @@ function denyChanges(profiles: readonly Profile[]): Record<string, Record<string
  */
 export async function openHostRuntime(options: HostRuntimeOptions): Promise<HostRuntime> {
   const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
-    commands: [...createNodeCommands(), gitShellCommand(() => sandbox)],
+    commands: [...createNodeCommands(), ...createPythonCommands(), gitShellCommand(() => sandbox)],
   });
   const initial = await readHostFolder(options.workspace);
   await sandbox.restore(initial);

@@ -4,6 +4,7 @@ import { createToolContext } from "../core/tool-context.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox, type EmbeddedSandboxOptions } from "../sandbox/embedded/embedded-sandbox.ts";
 import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
+import { createPythonCommands } from "../sandbox/embedded/python/index.ts";
 import { deserializeWorkspace, type SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { Sandbox } from "../sandbox/types.ts";
 import { initRepository } from "../tools/git/commit.ts";
@@ -25,14 +26,15 @@ export interface EmbeddedRuntimeOptions extends Omit<RuntimeOptions, "sandbox" |
 export const APP_RUNTIME_DEFAULTS = { gitInit: true } as const satisfies Partial<EmbeddedRuntimeOptions>;
 
 /**
- * The embedded sandbox as every host uses it: node, npm and npx (QuickJS) unless the caller names
+ * The embedded sandbox as every host uses it: node, npm and npx (QuickJS), python3 and python
+ * (CPython, wherever the host registered a Python runner) unless the caller names
  * its own commands, and Toolroom's git unless it brings one.
  */
 export async function createEmbeddedSandbox(
   options: EmbeddedSandboxOptions = {},
   clock?: EmbeddedRuntimeOptions["clock"],
 ): Promise<EmbeddedSandbox> {
-  const commands = options.commands ?? createNodeCommands();
+  const commands = options.commands ?? [...createNodeCommands(), ...createPythonCommands()];
   const git = commands.some((command) => command.name === "git")
     ? []
     : [gitShellCommand(() => sandbox, clock)];

@@ -1,0 +1,174 @@
+import {
+  type Command,
+  defineCommand,
+  type ExecResult,
+  type IFileSystem,
+  type ResolvedCommandContext,
+} from "just-bash";
+import { isReserved } from "./engine.ts";
+import type { TreeChange, TreeEntry } from "./protocol.ts";
+import type { PythonRunner, RunOutcome } from "./runner.ts";
+
+export interface PythonCommandOptions {
+  /** Heap cap of one program (default 256 MB). */
+  memoryLimitBytes?: number;
+  /** Wall-clock cap of one program when the shell gives none (default 10 minutes). */
+  timeoutMs?: number;
+}
+
+export const DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/** How much sooner than the shell's deadline a program is interrupted. */
+const STOP_MARGIN_MS = 300;
+/** Folders of the shell's filesystem that are devices or kernel views, not files to copy in. */
+const SKIPPED = ["/proc", "/dev", "/sys"];
+
+/** Where a host's Python runs; null until the host registers one (see setPythonRunner). */
+let runner: (() => PythonRunner) | null = null;
+
+/**
+ * Registers how this host runs Python: Node hosts register a worker_thread runner
+ * (registerNodeAssets), the browser's runtime worker a Web Worker runner. Until then `python3`
+ * says it is not available here.
+ */
+export function setPythonRunner(get: (() => PythonRunner) | null): void {
+  runner = get;
+}
+
+export function pythonRunner(): PythonRunner | null {
+  return runner?.() ?? null;
+}
+
+/** The embedded `python3` and `python`: CPython 3.13 (WebAssembly) on the shell's files. */
+export function createPythonCommands(options: PythonCommandOptions = {}): Command[] {
+  const run = (args: string[], ctx: ResolvedCommandContext) => runPython(args, ctx, options);
+  return [defineCommand("python3", run), defineCommand("python", run)];
+}
+
+async function runPython(
+  args: string[],
+  ctx: ResolvedCommandContext,
+  options: PythonCommandOptions,
+): Promise<ExecResult> {
+  const python = pythonRunner();
+  if (!python) {
+    return {
+      stdout: "",
+      stderr:
+        "python3: Python is not available in this host (it registers no Python runner); the CLI and the app's worker have one.\n",
+      exitCode: 127,
+    };
+  }
+  const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
+  const remaining = ctx.executionScope?.remainingTimeMs() ?? Number.POSITIVE_INFINITY;
+  // Stop a little before the shell does, so the program's own KeyboardInterrupt and output are reported.
+  const shellBudget = remaining - Math.min(STOP_MARGIN_MS, remaining / 10);
+  const budgetMs = Math.max(1, Math.floor(Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, shellBudget)));
+  const tree = await readTree(ctx.fs);
+  const stdout = new Utf8Collector();
+  const stderr = new Utf8Collector();
+  let outcome: RunOutcome;
+  try {
+    outcome = await python.run(
+      {
+        args,
+        cwd: ctx.cwd,
+        env: ctx.exportedEnv ?? Object.fromEntries(ctx.env),
+        stdin: latin1Bytes(String(ctx.stdin as unknown)),
+        tree,
+        deadline: Date.now() + budgetMs,
+        memoryLimitBytes,
+      },
+      {
+        output: (fd, data) => (fd === 1 ? stdout : stderr).push(data),
+        signal: ctx.signal,
+      },
+    );
+  } catch (error) {
+    return {
+      stdout: "",
+      stderr: `python3: the embedded Python could not start: ${(error as Error).message}\n`,
+      exitCode: 1,
+    };
+  }
+  await applyChanges(ctx.fs, outcome.changes);
+  let err = stderr.text();
+  let exitCode = outcome.exitCode;
+  if (outcome.stopped === "deadline") {
+    exitCode = 124;
+    err += `python3: stopped after ${budgetMs} ms: the program ran past the sandbox's time limit for a command (an endless loop, or a wait that never ends).${outcome.killed ? " It did not stop at its KeyboardInterrupt, so it was terminated and its file changes were dropped." : ""}\n`;
+  } else if (outcome.stopped === "interrupt") {
+    exitCode = 130;
+    if (outcome.killed) err += "python3: stopped: the command was cancelled (the program was terminated).\n";
+  }
+  if (outcome.memoryExhausted && exitCode !== 0 && !outcome.stopped) {
+    err += `python3: the program ran out of memory (the embedded Python's heap is capped at ${Math.round(memoryLimitBytes / 1048576)} MB).\n`;
+  }
+  if (outcome.crash) err += `python3: ${outcome.crash}\n`;
+  return { stdout: stdout.text(), stderr: err, exitCode };
+}
+
+/** Decodes output chunks as UTF-8 across chunk boundaries. */
+class Utf8Collector {
+  private readonly decoder = new TextDecoder();
+  private out = "";
+  push(data: Uint8Array): void {
+    this.out += this.decoder.decode(data, { stream: true });
+  }
+  text(): string {
+    return this.out + this.decoder.decode();
+  }
+}
+
+/** The shell hands stdin as a latin1-shaped string: one char per byte. */
+function latin1Bytes(text: string): Uint8Array {
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i) & 0xff;
+  return bytes;
+}
+
+/** Every path of the shell's filesystem, parents first, each file's bytes its own copy (transferable). */
+export async function readTree(fs: IFileSystem): Promise<TreeEntry[]> {
+  const tree: TreeEntry[] = [];
+  const walk = async (folder: string): Promise<void> => {
+    const names = (await fs.readdir(folder)).sort();
+    for (const name of names) {
+      const path = folder === "/" ? `/${name}` : `${folder}/${name}`;
+      if (SKIPPED.includes(path) || isReserved(path)) continue;
+      const stat = await fs.lstat(path);
+      if (stat.isSymbolicLink) tree.push({ path, kind: "symlink", target: await fs.readlink(path) });
+      else if (stat.isDirectory) {
+        tree.push({ path, kind: "directory", mode: stat.mode & 0o7777, mtimeMs: stat.mtime.getTime() });
+        await walk(path);
+      } else {
+        const data = (await fs.readFileBuffer(path)).slice();
+        tree.push({ path, kind: "file", mode: stat.mode & 0o7777, mtimeMs: stat.mtime.getTime(), data });
+      }
+    }
+  };
+  await walk("/");
+  return tree;
+}
+
+/** Writes a run's changes to the shell's filesystem (so the tree, the log and checkpoints see them). */
+export async function applyChanges(fs: IFileSystem, changes: TreeChange[]): Promise<void> {
+  for (const change of changes) {
+    const existing = await fs.lstat(change.path).catch(() => null);
+    if (change.kind === "deleted") {
+      if (existing) await fs.rm(change.path, { recursive: true, force: true });
+    } else if (change.kind === "directory") {
+      if (existing && !existing.isDirectory) await fs.rm(change.path, { force: true });
+      if (!existing?.isDirectory) await fs.mkdir(change.path, { recursive: true });
+      if (!existing || (existing.mode & 0o7777) !== change.mode) await fs.chmod(change.path, change.mode);
+    } else if (change.kind === "file") {
+      if (existing?.isDirectory || existing?.isSymbolicLink)
+        await fs.rm(change.path, { recursive: true, force: true });
+      await fs.writeFile(change.path, change.data);
+      const kept = existing?.isFile ? existing.mode & 0o7777 : 0o644;
+      if (kept !== change.mode) await fs.chmod(change.path, change.mode);
+    } else {
+      if (existing) await fs.rm(change.path, { recursive: true, force: true });
+      await fs.symlink(change.target, change.path);
+    }
+  }
+}

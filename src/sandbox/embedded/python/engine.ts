@@ -1,0 +1,399 @@
+import type {
+  DoneMessage,
+  PackageFile,
+  PythonAssets,
+  RunRequest,
+  TreeChange,
+  TreeEntry,
+} from "./protocol.ts";
+
+/**
+ * Runs one Python program on a fresh CPython instance (WebAssembly, Emscripten), inside the Python
+ * worker. Each run is a new process: its own heap, modules and filesystem. The sandbox's files are
+ * copied in before `main` and what the program changed is handed back after it exits.
+ *
+ * Layout inside the instance, as on a Linux install: the standard library is /usr/lib/python313.zip,
+ * installed packages are /usr/lib/python3.13/site-packages (read-only), compiled bytecode goes to a
+ * prefix under /usr/lib/python3.13 (never into the workspace), and every other path is the sandbox's.
+ */
+
+export const PYTHON_HOME = "/usr";
+export const STDLIB_ZIP = "/usr/lib/python313.zip";
+export const LIB_DIR = "/usr/lib/python3.13";
+export const SITE_PACKAGES = `${LIB_DIR}/site-packages`;
+const PYCACHE_PREFIX = `${LIB_DIR}/pycache`;
+/** Bytecode of installed packages, kept between runs (packages do not change under a worker). */
+const PACKAGE_PYCACHE = `${PYCACHE_PREFIX}${SITE_PACKAGES}`;
+/** Paths that belong to the interpreter, not to the sandbox: never copied back. */
+const RESERVED = [LIB_DIR, STDLIB_ZIP, "/dev", "/proc"];
+const SIGINT = 2;
+const PAGE = 65536;
+
+export function isReserved(path: string): boolean {
+  return RESERVED.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
+/** The slice of Emscripten's FS this engine uses. */
+interface EmFs {
+  mkdirTree(path: string, mode?: number): void;
+  mkdir(path: string, mode?: number): void;
+  writeFile(path: string, data: Uint8Array, options?: { canOwn?: boolean }): void;
+  symlink(target: string, path: string): void;
+  chmod(path: string, mode: number): void;
+  utime(path: string, atime: number, mtime: number): void;
+  chdir(path: string): void;
+  lookupPath(path: string, options?: { follow?: boolean }): { node: EmNode };
+  readdir(path: string): string[];
+  readlink(path: string): string;
+  lstat(path: string): { mode: number };
+  isDir(mode: number): boolean;
+  isFile(mode: number): boolean;
+  isLink(mode: number): boolean;
+  makedev(major: number, minor: number): number;
+  registerDevice(dev: number, ops: DeviceOps): void;
+  mkdev(path: string, mode: number, dev: number): void;
+  open(path: string, flags: number | string): unknown;
+  close(stream: unknown): void;
+  getStream(fd: number): unknown;
+}
+
+interface EmNode {
+  mode: number;
+  contents?: Uint8Array | Record<string, EmNode>;
+  usedBytes?: number;
+  link?: string;
+}
+
+interface DeviceOps {
+  read?(stream: unknown, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  write?(stream: unknown, buffer: Uint8Array, offset: number, length: number, position: number): number;
+}
+
+interface EmModule {
+  FS: EmFs;
+  ENV: Record<string, string | undefined>;
+  callMain(args: string[]): number;
+  Py_EmscriptenSignalBuffer?: ArrayLike<number>;
+  _Py_EMSCRIPTEN_SIGNAL_HANDLING: number;
+}
+
+type CreateModule = (options: Record<string, unknown>) => Promise<EmModule>;
+
+export interface RunHooks {
+  /** Program output as it is written. */
+  output(fd: 1 | 2, data: Uint8Array): void;
+}
+
+export class PythonEngine {
+  private readonly createModule: CreateModule;
+  private readonly assets: PythonAssets;
+  private readonly interrupt: Int32Array | null;
+  private packages: PackageFile[] = [];
+  /** Bytecode compiled for installed packages by earlier runs: path → .pyc bytes. */
+  private packageBytecode = new Map<string, Uint8Array>();
+
+  constructor(createModule: CreateModule, assets: PythonAssets, interrupt: SharedArrayBuffer | null) {
+    this.createModule = createModule;
+    this.assets = assets;
+    this.interrupt = interrupt ? new Int32Array(interrupt) : null;
+  }
+
+  setPackages(files: PackageFile[]): void {
+    this.packages = files;
+    this.packageBytecode = new Map();
+  }
+
+  async run(request: RunRequest, hooks: RunHooks): Promise<Omit<DoneMessage, "type" | "id">> {
+    if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
+    let memory: WebAssembly.Memory | undefined;
+    let memoryExhausted = false;
+    let module: EmModule;
+    try {
+      module = await this.createModule({
+        noInitialRun: true,
+        thisProgram: "/usr/bin/python3",
+        // Program output goes through the devices below; these only catch the runtime's own notes.
+        print: (text: string) => hooks.output(1, encode(`${text}\n`)),
+        printErr: (text: string) => hooks.output(2, encode(`${text}\n`)),
+        instantiateWasm: (
+          imports: WebAssembly.Imports,
+          receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
+        ) => {
+          const instance = new WebAssembly.Instance(this.assets.wasm, imports);
+          memory = instance.exports.memory as WebAssembly.Memory;
+          capMemory(memory, request.memoryLimitBytes, () => {
+            memoryExhausted = true;
+          });
+          receive(instance, this.assets.wasm);
+          return instance.exports;
+        },
+        preRun: [
+          (mod: EmModule) => {
+            for (const key of ["USER", "LOGNAME", "PATH", "PWD", "HOME", "LANG", "_"])
+              mod.ENV[key] = undefined;
+            Object.assign(mod.ENV, request.env, {
+              PYTHONHOME: PYTHON_HOME,
+              PYTHONPYCACHEPREFIX: PYCACHE_PREFIX,
+              // Output is a pipe here, as when a tool runs python3: no colours, whatever TERM says.
+              PYTHON_COLORS: "0",
+            });
+            if (request.env.PWD === undefined) mod.ENV.PWD = request.cwd;
+          },
+        ],
+      });
+    } catch (error) {
+      return { exitCode: 1, changes: [], crash: `CPython could not start: ${(error as Error).message}` };
+    }
+    const fs = module.FS;
+    this.installInterpreterFiles(fs);
+    const baseline = new Map<string, TreeEntry>();
+    populate(fs, request.tree, baseline);
+    recordDefaults(fs, baseline);
+    connectStdio(fs, hooks, request.stdin);
+    try {
+      fs.chdir(request.cwd);
+    } catch {
+      hooks.output(2, encode(`python3: can't change to ${request.cwd}: No such file or directory\n`));
+      return { exitCode: 2, changes: [] };
+    }
+
+    let stopped: DoneMessage["stopped"];
+    const interrupt = this.interrupt;
+    let deadlineFired = false;
+    // CPython reads [0] every few dozen bytecodes and writes 0 back; a getter lets the deadline
+    // and the host's SharedArrayBuffer both raise KeyboardInterrupt without another thread.
+    module.Py_EmscriptenSignalBuffer = {
+      length: 1,
+      get 0() {
+        if (interrupt && Atomics.load(interrupt, 0) !== 0) {
+          stopped ??= "interrupt";
+          return Atomics.exchange(interrupt, 0, 0);
+        }
+        if (!deadlineFired && Date.now() >= request.deadline) {
+          deadlineFired = true;
+          stopped ??= "deadline";
+          return SIGINT;
+        }
+        return 0;
+      },
+      set 0(_value: number) {},
+    } as unknown as ArrayLike<number>;
+    if (memory) new Uint8Array(memory.buffer)[module._Py_EMSCRIPTEN_SIGNAL_HANDLING] = 1;
+
+    let exitCode: number;
+    let crash: string | undefined;
+    try {
+      exitCode = module.callMain([...request.args]);
+    } catch (error) {
+      const status = (error as { status?: unknown }).status;
+      if (typeof status === "number") exitCode = status;
+      else {
+        exitCode = 1;
+        crash = `the interpreter stopped: ${(error as Error).message ?? String(error)}`;
+      }
+    }
+    this.keepPackageBytecode(fs);
+    const changes = diffTree(fs, baseline);
+    return {
+      exitCode,
+      changes,
+      ...(stopped ? { stopped } : {}),
+      ...(memoryExhausted ? { memoryExhausted } : {}),
+      ...(crash ? { crash } : {}),
+    };
+  }
+
+  private installInterpreterFiles(fs: EmFs): void {
+    fs.mkdirTree(`${PYTHON_HOME}/lib`);
+    // Shared, not copied: zipimport only reads it.
+    fs.writeFile(STDLIB_ZIP, this.assets.stdlib, { canOwn: true });
+    fs.mkdirTree(`${LIB_DIR}/lib-dynload`);
+    fs.mkdirTree(SITE_PACKAGES);
+    const folders = new Set<string>();
+    for (const file of this.packages) {
+      const path = `${SITE_PACKAGES}/${file.path}`;
+      const parent = path.slice(0, path.lastIndexOf("/"));
+      if (!folders.has(parent)) {
+        fs.mkdirTree(parent);
+        folders.add(parent);
+      }
+      fs.writeFile(path, file.data, { canOwn: true });
+      // Read-only: the same bytes serve every run, so no program may change them in place.
+      fs.chmod(path, 0o444);
+    }
+    for (const [path, data] of this.packageBytecode) {
+      fs.mkdirTree(path.slice(0, path.lastIndexOf("/")));
+      fs.writeFile(path, data, { canOwn: true });
+    }
+  }
+
+  /** Saves the bytecode compiled for installed packages, so the next run imports them faster. */
+  private keepPackageBytecode(fs: EmFs): void {
+    const walk = (folder: string) => {
+      let names: string[];
+      try {
+        names = fs.readdir(folder);
+      } catch {
+        return;
+      }
+      for (const name of names) {
+        if (name === "." || name === "..") continue;
+        const path = `${folder}/${name}`;
+        const node = fs.lookupPath(path, { follow: false }).node;
+        if (fs.isDir(node.mode)) walk(path);
+        else if (fs.isFile(node.mode) && name.endsWith(".pyc") && !this.packageBytecode.has(path)) {
+          this.packageBytecode.set(path, fileBytes(node).slice());
+        }
+      }
+    };
+    walk(PACKAGE_PYCACHE);
+  }
+}
+
+/** Replaces fds 0, 1 and 2 with pipes (not terminals): stdin from the request, output to the host. */
+function connectStdio(fs: EmFs, hooks: RunHooks, stdin: Uint8Array): void {
+  let stdinOffset = 0;
+  const device = (minor: number, ops: DeviceOps) => {
+    const dev = fs.makedev(64, minor);
+    fs.registerDevice(dev, ops);
+    return dev;
+  };
+  const stdinDev = device(0, {
+    read(_stream, buffer, offset, length) {
+      const count = Math.min(length, stdin.length - stdinOffset);
+      buffer.set(stdin.subarray(stdinOffset, stdinOffset + count), offset);
+      stdinOffset += count;
+      return count;
+    },
+  });
+  const writer = (fd: 1 | 2): DeviceOps => ({
+    write(_stream, buffer, offset, length) {
+      hooks.output(fd, buffer.slice(offset, offset + length));
+      return length;
+    },
+  });
+  const stdoutDev = device(1, writer(1));
+  const stderrDev = device(2, writer(2));
+  fs.mkdirTree("/dev/toolroom");
+  fs.mkdev("/dev/toolroom/stdin", 0o444, stdinDev);
+  fs.mkdev("/dev/toolroom/stdout", 0o222, stdoutDev);
+  fs.mkdev("/dev/toolroom/stderr", 0o222, stderrDev);
+  for (const fd of [0, 1, 2]) {
+    const stream = fs.getStream(fd);
+    if (stream) fs.close(stream);
+  }
+  // The lowest free descriptors are taken in order: 0, 1, 2.
+  fs.open("/dev/toolroom/stdin", "r");
+  fs.open("/dev/toolroom/stdout", "w");
+  fs.open("/dev/toolroom/stderr", "w");
+}
+
+const encoder = new TextEncoder();
+function encode(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** Past `limit` bytes the heap stops growing: malloc fails and Python raises MemoryError. */
+function capMemory(memory: WebAssembly.Memory, limit: number, onRefused: () => void): void {
+  const grow = memory.grow.bind(memory);
+  Object.defineProperty(memory, "grow", {
+    value: (pages: number) => {
+      if (memory.buffer.byteLength + pages * PAGE > limit) {
+        onRefused();
+        throw new RangeError("the embedded python's memory limit was reached");
+      }
+      return grow(pages);
+    },
+  });
+}
+
+/** A file's bytes as a view (MEMFS may hold them in an Int8Array, with spare room past usedBytes). */
+function fileBytes(node: EmNode): Uint8Array {
+  const contents = node.contents as ArrayBufferView | undefined;
+  if (!contents) return new Uint8Array(0);
+  return new Uint8Array(contents.buffer, contents.byteOffset, node.usedBytes ?? contents.byteLength);
+}
+
+/** Copies the sandbox's entries in, parents first; remembers each as the baseline to diff against. */
+function populate(fs: EmFs, tree: TreeEntry[], baseline: Map<string, TreeEntry>): void {
+  for (const entry of tree) {
+    if (isReserved(entry.path)) continue;
+    try {
+      if (entry.kind === "directory") {
+        fs.mkdirTree(entry.path);
+        fs.chmod(entry.path, entry.mode & 0o7777);
+        fs.utime(entry.path, entry.mtimeMs, entry.mtimeMs);
+      } else if (entry.kind === "file") {
+        fs.writeFile(entry.path, entry.data);
+        fs.chmod(entry.path, entry.mode & 0o7777);
+        fs.utime(entry.path, entry.mtimeMs, entry.mtimeMs);
+      } else {
+        fs.symlink(entry.target, entry.path);
+      }
+      baseline.set(entry.path, entry);
+    } catch {
+      // A path the instance cannot hold (e.g. under a default device folder): left out.
+    }
+  }
+}
+
+/** The instance's own folders (/tmp, /home/web_user…) are part of the baseline, so never reported. */
+function recordDefaults(fs: EmFs, baseline: Map<string, TreeEntry>): void {
+  for (const entry of walkTree(fs, "/")) if (!baseline.has(entry.path)) baseline.set(entry.path, entry);
+}
+
+function* walkTree(fs: EmFs, folder: string): Generator<TreeEntry> {
+  let names: string[];
+  try {
+    names = fs.readdir(folder);
+  } catch {
+    return;
+  }
+  names.sort();
+  for (const name of names) {
+    if (name === "." || name === "..") continue;
+    const path = folder === "/" ? `/${name}` : `${folder}/${name}`;
+    if (isReserved(path)) continue;
+    const node = fs.lookupPath(path, { follow: false }).node;
+    if (fs.isLink(node.mode)) yield { path, kind: "symlink", target: fs.readlink(path) };
+    else if (fs.isDir(node.mode)) {
+      yield { path, kind: "directory", mode: node.mode & 0o7777, mtimeMs: 0 };
+      yield* walkTree(fs, path);
+    } else if (fs.isFile(node.mode)) {
+      yield { path, kind: "file", mode: node.mode & 0o7777, mtimeMs: 0, data: fileBytes(node) };
+    }
+  }
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function sameEntry(before: TreeEntry, after: TreeEntry): boolean {
+  if (before.kind !== after.kind) return false;
+  if (before.kind === "symlink") return before.target === (after as typeof before).target;
+  if ((before.mode & 0o7777) !== ((after as typeof before).mode & 0o7777)) return false;
+  if (before.kind === "file") return sameBytes(before.data, (after as typeof before).data);
+  return true;
+}
+
+/** What differs from the baseline: deletions (deepest first), then new or changed entries (parents first). */
+function diffTree(fs: EmFs, baseline: Map<string, TreeEntry>): TreeChange[] {
+  const seen = new Set<string>();
+  const written: TreeChange[] = [];
+  const deleted: TreeChange[] = [];
+  for (const entry of walkTree(fs, "/")) {
+    seen.add(entry.path);
+    const before = baseline.get(entry.path);
+    if (before && sameEntry(before, entry)) continue;
+    if (before && before.kind !== entry.kind) deleted.push({ path: entry.path, kind: "deleted" });
+    written.push(entry.kind === "file" ? { ...entry, data: entry.data.slice() } : entry);
+  }
+  for (const path of baseline.keys()) {
+    if (!seen.has(path) && !isReserved(path)) deleted.push({ path, kind: "deleted" });
+  }
+  deleted.sort((a, b) => b.path.length - a.path.length);
+  return [...deleted, ...written];
+}
