@@ -2,7 +2,9 @@ import { parseArgs } from "node:util";
 import packageJson from "../../package.json" with { type: "json" };
 import { providerSchemas, SCHEMA_FORMATS, type SchemaFormat } from "../core/provider-schemas.ts";
 import { registerNodeAssets } from "../host/node-assets.ts";
+import { readPackageFolder } from "../host/python-packages.ts";
 import { findProfile, PROFILES } from "../profiles/index.ts";
+import { pythonRunner } from "../sandbox/embedded/python/index.ts";
 import { SessionFormatError } from "../session/format.ts";
 import { runBatch } from "./batch.ts";
 import { runMcp } from "./mcp.ts";
@@ -12,18 +14,20 @@ const USAGE = `toolroom — the Toolroom tool runtime on the embedded sandbox
 
 Usage:
   toolroom batch --workspace DIR --profile NAME [--write-back] [--events FILE] [--artifacts DIR]
-                 [--approve auto|deny] [--allow-net URL_PREFIX ...]
+                 [--approve auto|deny] [--allow-net URL_PREFIX ...] [--python-packages DIR ...]
       --approve deny refuses every tool that writes or runs commands, in every profile.
       Reads JSONL tool calls on stdin ({"tool", "params", "request_id"}, or the profile's own
       call shape) and writes one JSONL envelope per call on stdout, in order. DIR is loaded into
       the embedded sandbox; with --write-back the workspace is written back at the end
       (deletions included). Exits 0 when every line was answered, even if tools returned errors.
+      --python-packages: a folder of installed pure-Python packages (a site-packages, or one
+      \`pip install --target\` made, e.g. with pytest) for the embedded python3's site-packages.
 
   toolroom schemas --profile NAME --format ${SCHEMA_FORMATS.join("|")}
       Prints the profile's tool schemas as JSON.
 
   toolroom mcp --workspace DIR --profile NAME [--write-back] [--events FILE] [--artifacts DIR]
-               [--approve auto|deny] [--allow-net URL_PREFIX ...]
+               [--approve auto|deny] [--allow-net URL_PREFIX ...] [--python-packages DIR ...]
       Serves the profile's tools over the Model Context Protocol on stdin/stdout (JSON-RPC, one
       message per line), on DIR loaded into the embedded sandbox; with --write-back the changes are
       written back when stdin closes. For desktop agents: command "npx", args ["toolroom", "mcp", …].
@@ -109,6 +113,7 @@ const RUNTIME_OPTIONS = {
   artifacts: { type: "string" },
   approve: { type: "string", default: "auto" },
   "allow-net": { type: "string", multiple: true },
+  "python-packages": { type: "string", multiple: true },
 } as const;
 
 /** Reads the shared options; null when --help was asked for (and printed). */
@@ -134,6 +139,7 @@ function runtimeOptions(args: string[]) {
     artifacts: values.artifacts,
     approve: values.approve,
     networkAllowList: values["allow-net"] ?? [],
+    pythonPackages: values["python-packages"] ?? [],
     input: process.stdin,
     output: process.stdout,
   } as const;
@@ -141,12 +147,31 @@ function runtimeOptions(args: string[]) {
 
 async function batchCommand(args: string[]): Promise<number> {
   const options = runtimeOptions(args);
-  return options ? runBatch(options) : 0;
+  if (!options) return 0;
+  await usePythonPackages(options.pythonPackages);
+  return runBatch(options);
 }
 
 async function mcpCommand(args: string[]): Promise<number> {
   const options = runtimeOptions(args);
-  return options ? runMcp({ ...options, version: packageJson.version }) : 0;
+  if (!options) return 0;
+  await usePythonPackages(options.pythonPackages);
+  return runMcp({ ...options, version: packageJson.version });
+}
+
+/** Loads --python-packages folders into the embedded Python's site-packages (later folders win). */
+async function usePythonPackages(folders: string[]): Promise<void> {
+  if (folders.length === 0) return;
+  const byPath = new Map<string, Awaited<ReturnType<typeof readPackageFolder>>[number]>();
+  for (const folder of folders) {
+    const files = await readPackageFolder(folder).catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError(
+        `--python-packages ${folder}: ${error.code === "ENOENT" ? "no such folder" : error.message}`,
+      );
+    });
+    for (const file of files) byPath.set(file.path, file);
+  }
+  pythonRunner()?.setPackages([...byPath.values()]);
 }
 
 function schemasCommand(args: string[]): number {

@@ -8,6 +8,7 @@ import {
 import { isReserved } from "./engine.ts";
 import type { TreeChange, TreeEntry } from "./protocol.ts";
 import type { PythonRunner, RunOutcome } from "./runner.ts";
+import { EMBEDDED_PYTHON_VERSION } from "./version.ts";
 
 export interface PythonCommandOptions {
   /** Heap cap of one program (default 256 MB). */
@@ -39,32 +40,75 @@ export function pythonRunner(): PythonRunner | null {
   return runner?.() ?? null;
 }
 
-/** The embedded `python3` and `python`: CPython 3.13 (WebAssembly) on the shell's files. */
+/**
+ * The embedded `python3` and `python` (CPython 3.13, WebAssembly, on the shell's files) and
+ * `pytest` (`python3 -m pytest`, where pytest is installed).
+ */
 export function createPythonCommands(options: PythonCommandOptions = {}): Command[] {
   const run = (args: string[], ctx: ResolvedCommandContext) => runPython(args, ctx, options);
-  return [defineCommand("python3", run), defineCommand("python", run)];
+  return [
+    defineCommand("python3", run),
+    defineCommand("python", run),
+    defineCommand("pytest", (args, ctx) => runPytest(args, ctx, options)),
+  ];
+}
+
+const NO_RUNNER: ExecResult = {
+  stdout: "",
+  stderr:
+    "python3: Python is not available in this host (it registers no Python runner); the CLI and the app's worker have one.\n",
+  exitCode: 127,
+};
+
+/** What pytest needs and where it can come from, said when it is missing. */
+export const PYTEST_MISSING =
+  "pytest is not installed in the embedded Python. Put its packages (pytest, _pytest, pluggy, iniconfig, packaging) in the workspace's .venv/lib/python3.13/site-packages or on PYTHONPATH, give the CLI --python-packages DIR, or install pytest from PyPI in the app's Python panel; `python3 -m unittest` needs nothing.";
+
+async function runPytest(
+  args: string[],
+  ctx: ResolvedCommandContext,
+  options: PythonCommandOptions,
+): Promise<ExecResult> {
+  const python = pythonRunner();
+  if (!python) return NO_RUNNER;
+  const tree = await readTree(ctx.fs);
+  const env = ctx.exportedEnv ?? Object.fromEntries(ctx.env);
+  // Where `python3 -m pytest` would find it: the working folder, the venv, PYTHONPATH, site-packages.
+  const folders = [
+    ctx.cwd,
+    ...sitePathsFor(tree, ctx.cwd),
+    ...(env.PYTHONPATH ?? "")
+      .split(":")
+      .filter(Boolean)
+      .map((entry) => ctx.fs.resolvePath(ctx.cwd, entry)),
+  ];
+  const files = new Set(tree.map((entry) => entry.path));
+  const installed =
+    python.packageRoots().includes("pytest") ||
+    folders.some((folder) => files.has(`${folder === "/" ? "" : folder}/pytest/__init__.py`));
+  if (!installed)
+    return { stdout: "", stderr: `bash: pytest: command not found\n${PYTEST_MISSING}\n`, exitCode: 127 };
+  return runPython(["-m", "pytest", ...args], ctx, options, tree);
 }
 
 async function runPython(
   args: string[],
   ctx: ResolvedCommandContext,
   options: PythonCommandOptions,
+  gathered?: TreeEntry[],
 ): Promise<ExecResult> {
   const python = pythonRunner();
-  if (!python) {
-    return {
-      stdout: "",
-      stderr:
-        "python3: Python is not available in this host (it registers no Python runner); the CLI and the app's worker have one.\n",
-      exitCode: 127,
-    };
+  if (!python) return NO_RUNNER;
+  // CPython prints exactly this; answering it here spares a probe (workspace_info) an interpreter start.
+  if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
+    return { stdout: `Python ${EMBEDDED_PYTHON_VERSION}\n`, stderr: "", exitCode: 0 };
   }
   const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
   const remaining = ctx.executionScope?.remainingTimeMs() ?? Number.POSITIVE_INFINITY;
   // Stop a little before the shell does, so the program's own KeyboardInterrupt and output are reported.
   const shellBudget = remaining - Math.min(STOP_MARGIN_MS, remaining / 10);
   const budgetMs = Math.max(1, Math.floor(Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, shellBudget)));
-  const tree = await readTree(ctx.fs);
+  const tree = gathered ?? (await readTree(ctx.fs));
   const stdout = new Utf8Collector();
   const stderr = new Utf8Collector();
   let outcome: RunOutcome;
@@ -76,6 +120,7 @@ async function runPython(
         env: ctx.exportedEnv ?? Object.fromEntries(ctx.env),
         stdin: latin1Bytes(String(ctx.stdin as unknown)),
         tree,
+        sitePaths: sitePathsFor(tree, ctx.cwd),
         deadline: Date.now() + budgetMs,
         memoryLimitBytes,
       },
@@ -107,6 +152,24 @@ async function runPython(
   if (outcome.crash) err += `python3: ${outcome.crash}\n`;
   return { stdout: stdout.text(), stderr: err, exitCode };
 }
+
+/**
+ * The workspace's virtual environment, used as if activated: the site-packages of the closest
+ * `.venv` or `venv` folder from the working folder up.
+ */
+export function sitePathsFor(tree: TreeEntry[], cwd: string): string[] {
+  const folders = tree.filter((entry) => entry.kind === "directory").map((entry) => entry.path);
+  for (let folder = cwd; ; folder = folder.slice(0, Math.max(folder.lastIndexOf("/"), 0)) || "/") {
+    const base = folder === "/" ? "" : folder;
+    const found = folders.filter((path) =>
+      new RegExp(`^${escapeRegExp(base)}/\\.?venv/lib/python3\\.\\d+/site-packages$`, "u").test(path),
+    );
+    if (found.length > 0) return found.sort();
+    if (folder === "/") return [];
+  }
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
 
 /** Decodes output chunks as UTF-8 across chunk boundaries. */
 class Utf8Collector {

@@ -146,6 +146,10 @@ export class PythonEngine {
     }
     const fs = module.FS;
     this.installInterpreterFiles(fs);
+    if (request.sitePaths.length > 0) {
+      const lines = request.sitePaths.map((path) => `import site; site.addsitedir(${JSON.stringify(path)})`);
+      fs.writeFile(`${SITE_PACKAGES}/_toolroom_workspace_venv.pth`, encode(`${lines.join("\n")}\n`));
+    }
     const baseline = new Map<string, TreeEntry>();
     populate(fs, request.tree, baseline);
     recordDefaults(fs, baseline);

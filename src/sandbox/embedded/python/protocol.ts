@@ -51,6 +51,8 @@ export interface RunRequest {
   env: Record<string, string>;
   stdin: Uint8Array;
   tree: TreeEntry[];
+  /** Folders added with site.addsitedir at startup (.pth files in them apply): the workspace's venv. */
+  sitePaths: string[];
   /** Epoch milliseconds past which the program gets a KeyboardInterrupt (the shell's deadline). */
   deadline: number;
   memoryLimitBytes: number;

@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedSandbox } from "../../../host/create-runtime.ts";
 import { registerNodeAssets } from "../../../host/node-assets.ts";
+import { debianPytest } from "../../../test-support/python-packages.ts";
 import type { EmbeddedSandbox } from "../embedded-sandbox.ts";
 import { EMBEDDED_PYTHON_VERSION, pythonRunner } from "./index.ts";
 
@@ -126,6 +127,7 @@ describe("python3 in the embedded sandbox", () => {
         env: {},
         stdin: new Uint8Array(),
         tree: [],
+        sitePaths: [],
         deadline: Date.now() + 60_000,
         memoryLimitBytes: 64 * 1024 * 1024,
       },
@@ -190,4 +192,50 @@ describe("python3 against the real CPython", () => {
       expect((await run("python3 program.py")).stdout).toBe(native);
     });
   }
+});
+
+describe("pytest in the embedded sandbox", () => {
+  const TESTS = {
+    "/workspace/proj/calc.py": "def add(a, b):\n    return a - b\n",
+    "/workspace/proj/test_calc.py":
+      "from calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+  };
+
+  beforeAll(async () => {
+    await sandbox.mkdir("/workspace/proj", { recursive: true });
+    for (const [path, content] of Object.entries(TESTS)) await sandbox.writeFile(path, content);
+  });
+
+  it("says how to get pytest when it is not installed", async () => {
+    pythonRunner()!.setPackages([]);
+    const result = await run("cd proj && pytest");
+    expect(result.exitCode).toBe(127);
+    expect(result.stderr).toContain("pytest is not installed in the embedded Python");
+  });
+
+  it("runs pytest from the host's packages (Debian's python3-pytest) with its real report", async () => {
+    pythonRunner()!.setPackages(await debianPytest());
+    const result = await run("cd proj && pytest");
+    expect(result.stderr).toBe("");
+    expect(result.exitCode).toBe(1);
+    expect(result.stdout).toContain("platform emscripten -- Python 3.13.2, pytest-7.2.1");
+    expect(result.stdout).toContain("test_calc.py:4: AssertionError");
+    expect(result.stdout).toMatch(/FAILED test_calc\.py::test_add - assert -1 == 5\n/u);
+    expect(result.stdout).toMatch(/=+ 1 failed, 1 passed(?:, \d+ warnings)? in [\d.]+s =+\n$/u);
+    expect((await run("cd proj && python3 -m pytest -q test_calc.py::test_zero")).exitCode).toBe(0);
+    // pytest's caches stay out of the workspace's way as they would in .gitignore'd folders.
+    expect((await run("find proj -name __pycache__")).stdout).toBe("");
+  });
+
+  it("runs pytest vendored in the workspace's .venv", async () => {
+    pythonRunner()!.setPackages([]);
+    for (const file of await debianPytest()) {
+      const path = `/workspace/.venv/lib/python3.13/site-packages/${file.path}`;
+      await sandbox.mkdir(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+      await sandbox.writeFile(path, file.data);
+    }
+    const result = await run("cd proj && pytest -q");
+    expect(result.stdout).toMatch(/1 failed, 1 passed(?:, \d+ warnings)? in [\d.]+s\n$/u);
+    await sandbox.rm("/workspace/.venv", { recursive: true });
+  });
 });

@@ -76,6 +76,11 @@ export class PythonRunner {
     this.packagesVersion++;
   }
 
+  /** Top-level names in site-packages ("pytest", "_pytest", "py.py", "pytest-7.2.1.dist-info"…). */
+  packageRoots(): string[] {
+    return [...new Set(this.packages.map((file) => file.path.split("/")[0]!))];
+  }
+
   /** Starts a worker ahead of the first run (e.g. while the user types). */
   async warm(): Promise<void> {
     if (this.slots.length === 0) await this.startSlot().ready;
