@@ -148,19 +148,19 @@ function runtimeOptions(args: string[]) {
 async function batchCommand(args: string[]): Promise<number> {
   const options = runtimeOptions(args);
   if (!options) return 0;
-  await usePythonPackages(options.pythonPackages);
+  await loadPythonPackages(options.pythonPackages);
   return runBatch(options);
 }
 
 async function mcpCommand(args: string[]): Promise<number> {
   const options = runtimeOptions(args);
   if (!options) return 0;
-  await usePythonPackages(options.pythonPackages);
+  await loadPythonPackages(options.pythonPackages);
   return runMcp({ ...options, version: packageJson.version });
 }
 
 /** Loads --python-packages folders into the embedded Python's site-packages (later folders win). */
-async function usePythonPackages(folders: string[]): Promise<void> {
+async function loadPythonPackages(folders: string[]): Promise<void> {
   if (folders.length === 0) return;
   const byPath = new Map<string, Awaited<ReturnType<typeof readPackageFolder>>[number]>();
   for (const folder of folders) {
