@@ -1,14 +1,18 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CustomCommand, defineCommand } from "just-bash";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
 import { registerNodeAssets } from "../host/node-assets.ts";
+import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
+import { pythonRunner } from "../sandbox/embedded/python/index.ts";
+import { debianPytest } from "../test-support/python-packages.ts";
 import { codingAgent } from "./coding-agent.ts";
 
 /** Conformance with ../shared/specs/002_0acf6c619cf0d055.txt, section by section. */
 
 beforeAll(() => registerNodeAssets());
+afterAll(() => pythonRunner()?.dispose());
 
 type Result = {
   ok: boolean;
@@ -866,7 +870,7 @@ describe("workspace_info", () => {
     expect(result.data).toMatchObject({
       workspace_root: "/workspace",
       backend: "embedded",
-      runtimes: { python: null, node: expect.stringMatching(/^v\d+\.\d+/u), java: null, go: null },
+      runtimes: { python: "Python 3.13.2", node: expect.stringMatching(/^v\d+\.\d+/u), java: null, go: null },
       git_present: true,
       git_repo_root: ".",
       cached: false,
@@ -1153,7 +1157,7 @@ describe("run_tests", () => {
   });
 
   it("TOOL_UNAVAILABLE when the backend cannot run the runner, saying what is missing", async () => {
-    const { call } = await setup(PY_TESTS);
+    const { call } = await setup(PY_TESTS, { commands: createNodeCommands() });
     const result = await call("run_tests");
     expect(result).toMatchObject({
       ok: false,
@@ -1167,6 +1171,70 @@ describe("run_tests", () => {
       error_code: "TOOL_UNAVAILABLE",
     });
   });
+
+  it("TOOL_UNAVAILABLE for pytest-style tests when the embedded Python has no pytest, saying how to get it", async () => {
+    const { call } = await setup(PY_TESTS);
+    const result = await call("run_tests");
+    expect(result).toMatchObject({
+      ok: false,
+      error_code: "TOOL_UNAVAILABLE",
+      data: { command: "pytest", missing: ["pytest"] },
+    });
+    expect(result.message).toContain("pytest is not installed in the embedded Python");
+  }, 60_000);
+
+  it("runs a unittest project for real on the embedded CPython when pytest is not installed", async () => {
+    const { call } = await setup({
+      "shapes.py": "def area(w, h):\n    return w * h\n\ndef perimeter(w, h):\n    return w + h\n",
+      "tests/__init__.py": "",
+      "tests/test_shapes.py":
+        "import unittest\nfrom shapes import area, perimeter\n\nclass Shapes(unittest.TestCase):\n    def test_area(self):\n        self.assertEqual(area(2, 3), 6)\n\n    def test_perimeter(self):\n        self.assertEqual(perimeter(2, 3), 10)\n",
+    });
+    const result = await call("run_tests");
+    expect(result.data).toMatchObject({
+      passed: false,
+      total: 2,
+      passed_count: 1,
+      failed_count: 1,
+      command: "python3 -m unittest",
+      exit_code: 1,
+      parser_used: "unittest",
+    });
+    expect(result.data.failures).toEqual([
+      expect.objectContaining({
+        file: "tests/test_shapes.py",
+        test: "Shapes.test_perimeter",
+        line: 9,
+        reason: "AssertionError: 5 != 10",
+      }),
+    ]);
+  }, 60_000);
+
+  it("runs a pytest project for real with pytest from Debian's python3-pytest", async () => {
+    pythonRunner()!.setPackages(await debianPytest());
+    try {
+      const { call } = await setup({
+        "calc.py": "def add(a, b):\n    return a - b\n",
+        "tests/test_calc.py":
+          "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+      });
+      const result = await call("run_tests");
+      expect(result.data).toMatchObject({
+        passed: false,
+        total: 2,
+        passed_count: 1,
+        failed_count: 1,
+        command: "pytest",
+        parser_used: "pytest",
+      });
+      expect(result.data.failures).toEqual([
+        expect.objectContaining({ file: "tests/test_calc.py", test: "test_add", line: 4 }),
+      ]);
+      expect(result.data.failures[0].reason).toContain("assert -1 == 3");
+    } finally {
+      pythonRunner()!.setPackages([]);
+    }
+  }, 120_000);
 });
 
 describe("run_lint", () => {

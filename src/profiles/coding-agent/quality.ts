@@ -12,6 +12,7 @@ import {
   projectFacts,
   runnerOf,
   shellWord,
+  unittestCompatible,
 } from "../../tools/quality/detect.ts";
 import {
   type Issue,
@@ -116,7 +117,7 @@ interface RunTestsParams {
 const runTests: AnyTool = {
   name: "run_tests",
   description:
-    "Run the test suite and return structured pass/fail results, parsed from the runner's own output (pytest, node --test, vitest, jest; other runners by their 'N passed, N failed' line). Auto-detects the command from the workspace: package.json's test script (npm test), pytest for test_*.py files, vitest, jest, node --test. TOOL_UNAVAILABLE when this backend cannot run the runner. Add a max-iterations guard in your agent scaffolding before calling this in a loop.",
+    "Run the test suite and return structured pass/fail results, parsed from the runner's own output (pytest, python -m unittest, node --test, vitest, jest; other runners by their 'N passed, N failed' line). Auto-detects the command from the workspace: package.json's test script (npm test), pytest for test_*.py files (python3 -m unittest when pytest is not installed and the tests are unittest's), vitest, jest, node --test. TOOL_UNAVAILABLE when this backend cannot run the runner. Add a max-iterations guard in your agent scaffolding before calling this in a loop.",
   inputSchema: {
     type: "object",
     properties: {
@@ -190,7 +191,34 @@ const runTests: AnyTool = {
       runner = plan.runner;
       warnings.push(`Ran \`${command}\`: ${plan.why}.`);
     }
-    const ran = await runQuality(context, "run_tests", command, params.timeout_sec);
+    let ran: Ran;
+    try {
+      ran = await runQuality(context, "run_tests", command, params.timeout_sec);
+    } catch (error) {
+      // pytest is not installed in the embedded Python: unittest runs unittest-style tests as well.
+      const missingPytest =
+        runner === "pytest" &&
+        !params.command &&
+        error instanceof ToolFailure &&
+        error.code === "tool_unavailable" &&
+        /pytest is not installed/u.test(String(error.details?.stderr ?? ""));
+      if (!missingPytest) throw error;
+      if (!(await unittestCompatible(context, facts))) {
+        throw unavailable(
+          "run_tests",
+          `the workspace's tests need pytest (${String(error.details?.stderr ?? "").split("\n")[1] ?? "it is not installed"})`,
+          { command, missing: ["pytest"] },
+        );
+      }
+      command = `python3 -m unittest${params.focus?.length ? ` ${params.focus.map(shellWord).join(" ")}` : ""}`;
+      runner = "unittest";
+      warnings.splice(
+        0,
+        warnings.length,
+        `Ran \`${command}\`: the tests are unittest's and pytest is not installed here.`,
+      );
+      ran = await runQuality(context, "run_tests", command, params.timeout_sec);
+    }
     const parsed = parseTestOutput(ran.output, context.sandbox.workspaceRoot, runner);
     if (!parsed)
       warnings.push("Could not read test counts from the output; passed reflects the exit code only.");

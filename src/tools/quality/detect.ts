@@ -88,6 +88,7 @@ export function runnerOf(command: string, facts?: ProjectFacts): TestParser | un
     : "";
   const text = `${command} ${script}`;
   if (/\bpytest\b|py\.test/u.test(text)) return "pytest";
+  if (/\bunittest\b/u.test(text)) return "unittest";
   if (/\bvitest\b/u.test(text)) return "vitest";
   if (/\bjest\b/u.test(text)) return "jest";
   if (/\bnode\b.*--test\b/u.test(text))
@@ -178,4 +179,28 @@ export function hasEslintConfig(facts: ProjectFacts): boolean {
     [...facts.files].some((file) => /^(?:eslint\.config\.[cm]?[jt]s|\.eslintrc(?:\.\w+)?)$/u.test(file)) ||
     Boolean(facts.packageJson && "eslintConfig" in facts.packageJson)
   );
+}
+
+const PYTHON_TEST_FILE = /(?:^|\/)(?:test_[^/]*|[^/]*_test)\.py$/u;
+/** Test files read to decide whether unittest can run them. */
+const UNITTEST_SCAN_LIMIT = 200;
+
+/**
+ * Whether `python -m unittest` runs the workspace's tests as pytest would: no pytest configuration
+ * or conftest.py, and every test file is unittest's (imports unittest, never pytest). Plain
+ * `def test_…` functions are pytest's alone.
+ */
+export async function unittestCompatible(context: Context, facts: ProjectFacts): Promise<boolean> {
+  if ([...facts.files].some((file) => /(?:^|\/)(?:conftest\.py|pytest\.ini)$/u.test(file))) return false;
+  const tests = [...facts.files].filter((file) => PYTHON_TEST_FILE.test(file));
+  if (tests.length === 0 || tests.length > UNITTEST_SCAN_LIMIT) return false;
+  for (const file of tests) {
+    const bytes = await context.sandbox
+      .readFile(`${context.sandbox.workspaceRoot}/${file}`)
+      .catch(() => new Uint8Array());
+    const source = new TextDecoder().decode(bytes);
+    if (/^\s*(?:import|from)\s+pytest\b/mu.test(source)) return false;
+    if (!/^\s*(?:import|from)\s+unittest\b/mu.test(source)) return false;
+  }
+  return true;
 }

@@ -8,6 +8,7 @@ import {
   parseNodeTap,
   parsePytest,
   parseTestOutput,
+  parseUnittest,
   parseVitest,
 } from "./test-parsers.ts";
 
@@ -186,5 +187,84 @@ describe("parseTestOutput", () => {
       failed_count: 1,
     });
     expect(parseTestOutput("Segmentation fault\n")).toBeNull();
+  });
+});
+
+describe("parseUnittest (real output of python -m unittest)", () => {
+  const shapes = [
+    [
+      "test_shapes.py",
+      "ShapeTests.test_missing",
+      14,
+      "ImportError: cannot import name 'volume' from 'pkg.shapes' (/tmp/utproj/pkg/shapes.py)",
+    ],
+    ["test_shapes.py", "ShapeTests.test_perimeter", 11, "AssertionError: 5 != 10"],
+  ];
+
+  it("reads counts, each FAIL and ERROR with its file and line (Python 3.11, default and -v)", () => {
+    for (const name of ["unittest-default.txt", "unittest-verbose.txt"]) {
+      const report = parseUnittest(fixture(name), "/tmp/utproj")!;
+      expect(report).toMatchObject({
+        parser: "unittest",
+        total: 5,
+        passed_count: 1,
+        failed_count: 2,
+        skipped_count: 2,
+        summary: "Ran 5 tests: FAILED (failures=1, errors=1, skipped=1, expected failures=1)",
+      });
+      expect(report.failures.map((f) => [f.file, f.test, f.line, f.reason])).toEqual(shapes);
+      expect(report.failures[1]!.snippet).toContain("self.assertEqual(perimeter(2, 3), 10)");
+    }
+  });
+
+  it("reads the embedded CPython 3.13's output, and a test module that failed to import", () => {
+    const report = parseUnittest(fixture("unittest-embedded.txt"), "/workspace")!;
+    expect(report.failures.map((f) => [f.file, f.test, f.line])).toEqual(shapes.map((s) => s.slice(0, 3)));
+    const broken = parseUnittest(fixture("unittest-import-error.txt"), "/workspace")!;
+    expect(broken).toMatchObject({ total: 1, failed_count: 1, passed_count: 0 });
+    expect(broken.failures).toEqual([
+      expect.objectContaining({
+        file: "test_broken.py",
+        test: "test_broken (import)",
+        line: 2,
+        reason: "ModuleNotFoundError: No module named 'does_not_exist'",
+      }),
+    ]);
+  });
+
+  it("reads OK and NO TESTS RAN, and is not fooled by pytest's output", () => {
+    expect(
+      parseUnittest(
+        "..\n----------------------------------------------------------------------\nRan 2 tests in 0.001s\n\nOK (skipped=1)\n",
+      ),
+    ).toMatchObject({
+      total: 2,
+      passed_count: 1,
+      skipped_count: 1,
+      failed_count: 0,
+    });
+    expect(
+      parseUnittest(
+        "\n----------------------------------------------------------------------\nRan 0 tests in 0.000s\n\nNO TESTS RAN\n",
+      ),
+    ).toMatchObject({ total: 0 });
+    expect(parseUnittest(fixture("pytest-default.txt"))).toBeNull();
+    expect(parseTestOutput(fixture("unittest-default.txt"))?.parser).toBe("unittest");
+  });
+});
+
+describe("parsePytest on pytest 7.2.1 in the embedded CPython (Debian's python3-pytest)", () => {
+  it("reads counts and failures past the warnings summary, default and -q", () => {
+    for (const name of ["pytest7-embedded.txt", "pytest7-embedded-q.txt"]) {
+      const report = parsePytest(fixture(name), "/workspace")!;
+      expect(report).toMatchObject({ total: 4, passed_count: 1, failed_count: 2, skipped_count: 1 });
+      expect(report.failures.map((f) => [f.file, f.test, f.reason])).toEqual([
+        ["test_pt.py", "test_perimeter", "AssertionError: assert 5 == 10"],
+        ["test_pt.py", "TestMore::test_raises", "ValueError: bad value"],
+      ]);
+    }
+    expect(parsePytest(fixture("pytest7-embedded.txt"), "/workspace")!.failures.map((f) => f.line)).toEqual([
+      11, 21,
+    ]);
   });
 });

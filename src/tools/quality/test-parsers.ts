@@ -12,7 +12,14 @@ export interface TestFailure {
   line: number | null;
 }
 
-export type TestParser = "pytest" | "node-test-tap" | "node-test-spec" | "vitest" | "jest" | "generic";
+export type TestParser =
+  | "pytest"
+  | "unittest"
+  | "node-test-tap"
+  | "node-test-spec"
+  | "vitest"
+  | "jest"
+  | "generic";
 
 export interface TestReport {
   parser: TestParser;
@@ -144,6 +151,83 @@ function pytestFailure(
     reason: clip(reason || shortReason || "failed"),
     snippet: snippetOf(body.slice(Math.max(0, firstCode))),
     line: own ? Number(own[2]) : null,
+  };
+}
+
+// ---------------------------------------------------------------- unittest
+
+const UNITTEST_RAN = /^Ran (\d+) tests? in [\d.]+s$/u;
+const UNITTEST_RESULT = /^(OK|FAILED|NO TESTS RAN)(?: \((.*)\))?$/u;
+const UNITTEST_BLOCK = /^(FAIL|ERROR|UNEXPECTED SUCCESS): (\S+)(?: \(([^)]*)\))?(?: \[.*\])?$/u;
+const TRACEBACK_FRAME = /^ {2}File "([^"]+)", line (\d+), in (.+)$/u;
+
+/** Python's unittest (`python -m unittest`, with or without -v): "Ran N tests", the result line, each FAIL/ERROR block. */
+export function parseUnittest(raw: string, root?: string): TestReport | null {
+  const lines = plainText(raw).split("\n");
+  let ran = -1;
+  let result: RegExpExecArray | null = null;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const match = UNITTEST_RAN.exec(lines[i]!);
+    if (!match) continue;
+    ran = Number(match[1]);
+    for (let j = i + 1; j < lines.length && !result; j++) result = UNITTEST_RESULT.exec(lines[j]!.trim());
+    break;
+  }
+  if (ran < 0 || !result) return null;
+  const stats = new Map<string, number>();
+  for (const part of (result[2] ?? "").split(", ").filter(Boolean)) {
+    const [name, value] = part.split("=");
+    stats.set(name!, Number(value));
+  }
+  const failed =
+    (stats.get("failures") ?? 0) + (stats.get("errors") ?? 0) + (stats.get("unexpected successes") ?? 0);
+  const skipped = (stats.get("skipped") ?? 0) + (stats.get("expected failures") ?? 0);
+  const failures: TestFailure[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const block = UNITTEST_BLOCK.exec(lines[i]!);
+    if (!block || !/^=+$/u.test(lines[i - 1] ?? "")) continue;
+    const body: string[] = [];
+    for (let j = i + 2; j < lines.length && !/^(?:=|-){20,}$/u.test(lines[j]!); j++) body.push(lines[j]!);
+    failures.push(unittestFailure(block, body, root));
+  }
+  return {
+    parser: "unittest",
+    total: ran,
+    passed_count: Math.max(0, ran - failed - skipped),
+    failed_count: failed,
+    skipped_count: skipped,
+    failures,
+    summary: `Ran ${ran} test${ran === 1 ? "" : "s"}: ${result[0]!.trim()}`,
+  };
+}
+
+function unittestFailure(block: RegExpExecArray, body: string[], root?: string): TestFailure {
+  const [, kind, method, where] = block;
+  // "test_x (module.Class.test_x)" on 3.11+, "test_x (module.Class)" before; a module that failed to import is a _FailedTest.
+  const dotted = where ?? method!;
+  const failedImport = dotted.startsWith("unittest.loader._FailedTest");
+  const parts = dotted.split(".");
+  if (parts[parts.length - 1] !== method) parts.push(method!);
+  const test = failedImport ? `${method} (import)` : parts.slice(-2).join(".");
+  const frames = body
+    .map((line) => TRACEBACK_FRAME.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null);
+  const inProject = frames.filter(
+    (frame) => !/\/(?:unittest|importlib)\/|^<frozen |\/site-packages\/|\/lib\/python3/u.test(frame[1]!),
+  );
+  const own = inProject.find((frame) => frame[3] === method) ?? inProject[inProject.length - 1];
+  const deepest = inProject[inProject.length - 1];
+  const located = failedImport ? deepest : own;
+  const last = [...body]
+    .reverse()
+    .find((line) => /^[A-Za-z_][\w.]*(?::|$)/u.test(line) && !line.startsWith("Traceback"));
+  const reason = kind === "UNEXPECTED SUCCESS" ? "unexpected success" : (last ?? kind!.toLowerCase());
+  return {
+    file: located ? relativePath(located[1]!, root) : null,
+    test,
+    reason: clip(reason),
+    snippet: snippetOf(body),
+    line: located ? Number(located[2]) : null,
   };
 }
 
@@ -418,6 +502,7 @@ export function parseGeneric(raw: string): TestReport | null {
 
 const PARSERS: Record<Exclude<TestParser, "generic">, (raw: string, root?: string) => TestReport | null> = {
   pytest: parsePytest,
+  unittest: parseUnittest,
   "node-test-tap": parseNodeTap,
   "node-test-spec": parseNodeSpec,
   vitest: parseVitest,
