@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import react from "@vitejs/plugin-react";
 import { defineConfig, type Plugin } from "vite";
 
@@ -52,8 +53,12 @@ const WORKER_DEPS = [
   "@noble/hashes/utils.js",
 ];
 
+/** just-bash's CPython for Emscripten; its package's exports map hides the folder, so it gets a name of its own. */
+const CPYTHON = fileURLToPath(new URL("./node_modules/just-bash/vendor/cpython-emscripten", import.meta.url));
+
 export default defineConfig({
   plugins: [react(), justBashParse()],
+  resolve: { alias: { "cpython-emscripten": CPYTHON } },
   worker: { format: "es", plugins: () => [justBashParse()] },
   server: { headers: isolation },
   preview: { headers: isolation },

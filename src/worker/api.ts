@@ -24,6 +24,7 @@ import {
   lessonAgentOrigin,
   lessonOrigin,
 } from "./lessons.ts";
+import { type PythonPackagesApi, pythonPackagesApi } from "./python-host.ts";
 import { RecordingHost, type RecordingInfo } from "./recording-host.ts";
 import { ReplayHost, type ReplayStatus } from "./replay-host.ts";
 import { type WorkspaceMeta, WorkspaceStore } from "./store.ts";
@@ -216,6 +217,9 @@ export interface WorkerApi {
     get(): Promise<Settings>;
     set(patch: Partial<Omit<Settings, "approvals">>): Promise<Settings>;
   }>;
+
+  /** The embedded Python's installed packages (pytest…), installed from PyPI and kept in IndexedDB. */
+  python: Namespace<PythonPackagesApi>;
 }
 
 const ALL_PROFILES: Profile[] = [...PROFILES, editorProfile];
@@ -698,6 +702,8 @@ export function createWorkerApi(
         return saveSettings({ ...settings, ...rest });
       },
     }),
+
+    python: proxy(pythonPackagesApi(openStore, options.fetch ?? ((input, init) => fetch(input, init)))),
   };
   return api;
 }

@@ -71,6 +71,7 @@ async function runPytest(
 ): Promise<ExecResult> {
   const python = pythonRunner();
   if (!python) return NO_RUNNER;
+  await python.packagesReady();
   const tree = await readTree(ctx.fs);
   const env = ctx.exportedEnv ?? Object.fromEntries(ctx.env);
   // Where `python3 -m pytest` would find it: the working folder, the venv, PYTHONPATH, site-packages.

@@ -64,6 +64,8 @@ export class PythonRunner {
   private readonly waiting: Array<() => void> = [];
   private packages: PackageFile[] = [];
   private packagesVersion = 0;
+  private loadPackages: (() => Promise<PackageFile[]>) | null = null;
+  private packagesLoading: Promise<void> | null = null;
   private nextId = 1;
 
   constructor(platform: PythonPlatform) {
@@ -74,6 +76,25 @@ export class PythonRunner {
   setPackages(files: PackageFile[]): void {
     this.packages = files;
     this.packagesVersion++;
+    this.loadPackages = null;
+  }
+
+  /** Where the packages are kept (e.g. IndexedDB): read on the first run, not before. */
+  setPackagesLoader(loader: () => Promise<PackageFile[]>): void {
+    this.loadPackages = loader;
+  }
+
+  /** Reads the kept packages once; a failed read leaves site-packages empty rather than failing runs. */
+  async packagesReady(): Promise<void> {
+    const loader = this.loadPackages;
+    if (loader) {
+      this.loadPackages = null;
+      this.packagesLoading = loader().then(
+        (files) => this.setPackages(files),
+        () => undefined,
+      );
+    }
+    await this.packagesLoading;
   }
 
   /** Top-level names in site-packages ("pytest", "_pytest", "py.py", "pytest-7.2.1.dist-info"…). */
@@ -87,6 +108,7 @@ export class PythonRunner {
   }
 
   async run(input: RunInput, controls: RunControls): Promise<RunOutcome> {
+    await this.packagesReady();
     const slot = await this.acquire();
     slot.handle.keepAlive?.(true);
     try {
