@@ -9,6 +9,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { registerNodeAssets } from "../src/host/node-assets.ts";
 import { recordScenario, steppingClock } from "../src/session/demos/record-scenario.ts";
 import { SCENARIOS } from "../src/session/demos/scenarios.ts";
 import { exportSession } from "../src/session/export.ts";
@@ -20,6 +21,8 @@ const here = dirname(fileURLToPath(import.meta.url));
 const demosDir = join(here, "..", "src", "session", "demos");
 
 async function main(check: boolean): Promise<number> {
+  // The Python demo runs python3 on the embedded CPython.
+  registerNodeAssets();
   let failures = 0;
   for (const scenario of SCENARIOS) {
     const file = join(demosDir, `${scenario.id}.json`);

@@ -26,9 +26,14 @@ export const VOLATILE_KEYS: readonly string[] = [
 
 /**
  * Volatile numbers inside text output: what a test runner prints about time (node --test's TAP
- * `duration_ms: 0.16`, `# duration_ms 256.0`). Replay masks them on both sides before comparing.
+ * `duration_ms: 0.16`, `# duration_ms 256.0`; unittest's `Ran 2 tests in 0.004s`; pytest's
+ * `1 failed, 1 passed in 0.65s`). Replay masks them on both sides before comparing.
  */
-export const VOLATILE_TEXT: readonly RegExp[] = [/(duration_ms:? )\d+(?:\.\d+)?/gu];
+export const VOLATILE_TEXT: readonly RegExp[] = [
+  /(duration_ms:? )\d+(?:\.\d+)?/gu,
+  /(Ran \d+ tests? in )\d+\.\d+s/gu,
+  /((?:passed|failed|skipped|warnings?|errors?|deselected|xfailed|xpassed) in )\d+\.\d+s/gu,
+];
 
 export interface CompareOptions {
   /** Keys skipped wherever they appear; VOLATILE_KEYS by default. */

@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
+import { registerNodeAssets } from "../host/node-assets.ts";
+import { pythonRunner } from "../sandbox/embedded/python/index.ts";
 import { projectFiles } from "../test-support/project-files.ts";
 import { compareValues, formatDivergence } from "./compare.ts";
 import { DEMO_SESSIONS } from "./demos/index.ts";
@@ -7,6 +9,10 @@ import { FIX_FAILING_TEST } from "./demos/scenarios.ts";
 import type { SessionFile } from "./format.ts";
 import { SessionRecorder } from "./record.ts";
 import { replayPlan, replaySession, SessionReplay } from "./replay.ts";
+
+// The Python demo runs python3 on the embedded CPython.
+beforeAll(() => registerNodeAssets());
+afterAll(() => pythonRunner()?.dispose());
 
 const demo = DEMO_SESSIONS.find((candidate) => candidate.id === "fix-failing-test")!.session;
 

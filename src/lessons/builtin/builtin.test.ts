@@ -1,5 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../../host/create-runtime.ts";
+import { registerNodeAssets } from "../../host/node-assets.ts";
+import { pythonRunner } from "../../sandbox/embedded/python/index.ts";
 import { PRICING_FIX_PATCH } from "../../test-support/lesson-fixtures.ts";
 import { checkLesson, type Lesson } from "../lesson.ts";
 import { LessonRun } from "../lesson-run.ts";
@@ -7,6 +9,7 @@ import { compareDialects } from "./compare-dialects.ts";
 import { gitBasics } from "./git-basics.ts";
 import { BUILTIN_LESSONS } from "./index.ts";
 import { ptySession } from "./pty-session.ts";
+import { pythonOnePatch, SLUGIFY_FIX } from "./python-one-patch.ts";
 import { readingAndSearching } from "./reading-and-searching.ts";
 import { testsAndFailures } from "./tests-and-failures.ts";
 import { twoPatchFormats } from "./two-patch-formats.ts";
@@ -216,4 +219,36 @@ describe(gitBasics.title, () => {
     await run.reset();
     expect(await failing()).toEqual(["looked", "diffed", "committed", "message", "only-version"]);
   });
+});
+
+describe(pythonOnePatch.title, () => {
+  beforeAll(() => registerNodeAssets());
+  afterAll(() => pythonRunner()?.dispose());
+  const step = (before: string, after: string) =>
+    `--- a/slugs.py\n+++ b/slugs.py\n@@ -6 +6 @@\n-    words = re.findall(r"[a-z0-9]+", ${before})\n+    words = re.findall(r"[a-z0-9]+", ${after})\n`;
+
+  it("is solved on the embedded CPython by running the tests, one patch and running them again", async () => {
+    const { call, failing } = await open(pythonOnePatch);
+    const first = await call("run_tests", {});
+    const data = (first.envelope as { data: { passed: boolean; failures: { test: string; line: number }[] } })
+      .data;
+    expect(data.passed).toBe(false);
+    expect(data.failures.map((failure) => [failure.test, failure.line])).toEqual([
+      ["SlugifyTest.test_capitals_are_kept_as_lower_case", 11],
+      ["SlugifyTest.test_numbers_stay", 14],
+    ]);
+    await call("file_read", { path: "slugs.py" });
+    expect((await call("file_patch", { diff_text: SLUGIFY_FIX })).status).toBe("success");
+    expect(((await call("run_tests", {})).envelope as { data: { passed: boolean } }).data.passed).toBe(true);
+    expect(await failing()).toEqual([]);
+  }, 120_000);
+
+  it("fails when it took two patches, even though the tests pass", async () => {
+    const { call, failing } = await open(pythonOnePatch);
+    await call("run_tests", {});
+    for (const patch of [step("title", "title.strip()"), step("title.strip()", "title.strip().lower()")])
+      expect((await call("file_patch", { diff_text: patch })).status).toBe("success");
+    await call("run_tests", {});
+    expect(await failing()).toEqual(["one-patch"]);
+  }, 120_000);
 });

@@ -1,6 +1,7 @@
 import { type SessionFile, validateSession } from "../format.ts";
 import changeASetting from "./change-a-setting.json" with { type: "json" };
 import fixFailingTest from "./fix-failing-test.json" with { type: "json" };
+import fixPythonTest from "./fix-python-test.json" with { type: "json" };
 
 /** A built-in session a first-time visitor can play with one click. */
 export interface DemoSession {
@@ -20,4 +21,5 @@ function demo(id: string, json: unknown): DemoSession {
 export const DEMO_SESSIONS: readonly DemoSession[] = [
   demo("fix-failing-test", fixFailingTest),
   demo("change-a-setting", changeASetting),
+  demo("fix-python-test", fixPythonTest),
 ];

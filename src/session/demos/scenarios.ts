@@ -1,4 +1,5 @@
 import type { ScriptedReply } from "../../agent/testing/scripted-model.ts";
+import { PYTHON_STARTER } from "../../ui/starters/python.ts";
 
 /**
  * Scripted agent runs: a small project, a task, and what the model says and calls at each turn.
@@ -179,4 +180,51 @@ export const CHANGE_A_SETTING: Scenario = {
   ],
 };
 
-export const SCENARIOS: readonly Scenario[] = [FIX_FAILING_TEST, CHANGE_A_SETTING];
+/** The one-line fix of the Python starter: is_even() tested for odd numbers. */
+export const PARITY_FIX = `--- a/parity.py
++++ b/parity.py
+@@ -1,3 +1,3 @@
+ def is_even(number: int) -> bool:
+     """True when number is even."""
+-    return number % 2 == 1
++    return number % 2 == 0
+`;
+
+/**
+ * An agent fixes the Python starter with coding-agent's tools: run_tests (with `runTests` as its
+ * params: auto-detected, or a given command), read, one patch, run_tests again.
+ */
+export function fixPythonTestReplies(runTests: Record<string, unknown> = {}): ScriptedReply[] {
+  return [
+    { text: "Let me run the tests first.", toolCalls: [{ name: "run_tests", arguments: runTests }] },
+    {
+      text: "Both tests fail: is_even(4) is False and is_even(7) is True, so the parity is inverted. Let me read parity.py.",
+      toolCalls: [{ name: "file_read", arguments: { path: "parity.py" } }],
+    },
+    {
+      text: "`is_even` returns `number % 2 == 1`, which is true for odd numbers. Fixing it with one patch:",
+      toolCalls: [{ name: "file_patch", arguments: { diff_text: PARITY_FIX } }],
+    },
+    { text: "Now the tests again.", toolCalls: [{ name: "run_tests", arguments: runTests }] },
+    {
+      text: "Fixed. `is_even()` in parity.py compared the remainder with 1; it now compares it with 0, and both tests pass.",
+    },
+  ];
+}
+
+/**
+ * The Python starter (its unittest fails), on the embedded CPython: the demo names the runner
+ * (`python3 -m unittest`), so it replays the same in a browser whatever Python packages it has.
+ */
+export const FIX_PYTHON_TEST: Scenario = {
+  id: "fix-python-test",
+  title: "Fix a failing Python test",
+  description:
+    "With Coding Agent Tools, an agent runs a small Python project's tests on the in-browser CPython, finds the inverted parity check, fixes it with one patch and runs the tests green.",
+  profile: "coding-agent",
+  files: PYTHON_STARTER,
+  task: "The tests fail. Find out why and fix the code (not the tests).",
+  replies: fixPythonTestReplies({ command: "python3 -m unittest" }),
+};
+
+export const SCENARIOS: readonly Scenario[] = [FIX_FAILING_TEST, CHANGE_A_SETTING, FIX_PYTHON_TEST];

@@ -111,7 +111,7 @@ describe("python3 in the embedded sandbox", () => {
     const stubborn =
       "while True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass";
     await sandbox.writeFile("/workspace/stubborn.py", stubborn);
-    const result = await run("python3 stubborn.py", { timeoutMs: 3000 });
+    const result = await run("python3 stubborn.py", { timeoutMs: 10_000 });
     expect(result.exitCode).toBe(124);
     expect(await run("python3 -c 'print(7*6)'")).toMatchObject({ exitCode: 0, stdout: "42\n" });
   });
