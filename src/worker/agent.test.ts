@@ -1,6 +1,8 @@
 import "fake-indexeddb/auto";
-import { describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scriptedFetch, type WireFormat } from "../agent/testing/scripted-model.ts";
+import { registerNodeAssets } from "../host/node-assets.ts";
+import { pythonRunner } from "../sandbox/embedded/python/index.ts";
 import { FIX_FAILING_TEST } from "../session/demos/scenarios.ts";
 import { decodeShareFragment } from "../session/share.ts";
 import { PRICING_FIX_PATCH } from "../test-support/lesson-fixtures.ts";
@@ -35,6 +37,10 @@ const FIX_PATCH = `--- a/src/cart.js
 `;
 
 const readText = async (api: WorkerApi, path: string) => (await api.readFile(path)).text ?? "";
+
+// The Python demo runs python3 on the embedded CPython.
+beforeAll(() => registerNodeAssets());
+afterAll(() => pythonRunner()?.dispose());
 
 describe("the agent in the worker", () => {
   for (const format of ["openai", "anthropic"] as const) {
@@ -122,7 +128,7 @@ describe("the agent in the worker", () => {
   it("plays a built-in demo with no divergence", async () => {
     const { api } = await setup();
     const demos = await api.sessions.demos();
-    expect(demos.map((demo) => demo.id)).toEqual(["fix-failing-test", "change-a-setting"]);
+    expect(demos.map((demo) => demo.id)).toEqual(["fix-failing-test", "change-a-setting", "fix-python-test"]);
     for (const demo of demos) {
       await api.sessions.openDemo(demo.id);
       const status = await api.sessions.play();

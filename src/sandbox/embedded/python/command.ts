@@ -7,7 +7,7 @@ import {
 } from "just-bash";
 import { isReserved } from "./engine.ts";
 import type { TreeChange, TreeEntry } from "./protocol.ts";
-import type { PythonRunner, RunOutcome } from "./runner.ts";
+import { type PythonRunner, type RunOutcome, STOP_GRACE_MS } from "./runner.ts";
 import { EMBEDDED_PYTHON_VERSION } from "./version.ts";
 
 export interface PythonCommandOptions {
@@ -19,8 +19,8 @@ export interface PythonCommandOptions {
 
 export const DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
-/** How much sooner than the shell's deadline a program is interrupted. */
-const STOP_MARGIN_MS = 300;
+/** How much sooner than the shell's deadline a program is interrupted: the grace before termination and some. */
+const STOP_MARGIN_MS = STOP_GRACE_MS + 500;
 /** Folders of the shell's filesystem that are devices or kernel views, not files to copy in. */
 const SKIPPED = ["/proc", "/dev", "/sys"];
 
@@ -106,8 +106,9 @@ async function runPython(
   }
   const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
   const remaining = ctx.executionScope?.remainingTimeMs() ?? Number.POSITIVE_INFINITY;
-  // Stop a little before the shell does, so the program's own KeyboardInterrupt and output are reported.
-  const shellBudget = remaining - Math.min(STOP_MARGIN_MS, remaining / 10);
+  // Stop before the shell does (KeyboardInterrupt, then termination after the grace), so what the
+  // program printed and how it stopped are reported by this command rather than cut off by the shell.
+  const shellBudget = remaining - Math.min(STOP_MARGIN_MS, remaining / 4);
   const budgetMs = Math.max(1, Math.floor(Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, shellBudget)));
   const tree = gathered ?? (await readTree(ctx.fs));
   const stdout = new Utf8Collector();

@@ -94,7 +94,7 @@ describe("python3 in the embedded sandbox", () => {
   });
 
   it("stops an endless loop at the shell's deadline with 124, keeps what it printed, and works afterwards", async () => {
-    const result = await run("python3 -c 'print(\"started\", flush=True)\nwhile True: pass'", {
+    const result = await run("python3 -c 'print(\"started\", flush=True)\ni = 0\nwhile True: i += 1'", {
       timeoutMs: 10_000,
     });
     expect(result.exitCode).toBe(124);
@@ -107,12 +107,14 @@ describe("python3 in the embedded sandbox", () => {
     });
   });
 
-  it("terminates a program that swallows its KeyboardInterrupt, and the next run gets a fresh worker", async () => {
+  it("terminates a program that swallows its KeyboardInterrupt (or never checks for one), keeping its output; the next run gets a fresh worker", async () => {
     const stubborn =
-      "while True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass";
+      "print('stubborn', flush=True)\nwhile True:\n    try:\n        while True: pass\n    except KeyboardInterrupt:\n        pass";
     await sandbox.writeFile("/workspace/stubborn.py", stubborn);
     const result = await run("python3 stubborn.py", { timeoutMs: 10_000 });
     expect(result.exitCode).toBe(124);
+    expect(result.stdout).toBe("stubborn\n");
+    expect(result.stderr).toContain("so it was terminated");
     expect(await run("python3 -c 'print(7*6)'")).toMatchObject({ exitCode: 0, stdout: "42\n" });
   });
 
@@ -122,7 +124,7 @@ describe("python3 in the embedded sandbox", () => {
     let stderr = "";
     const pending = pythonRunner()!.run(
       {
-        args: ["-c", "print('looping', flush=True)\nwhile True: pass"],
+        args: ["-c", "print('looping', flush=True)\ni = 0\nwhile True: i += 1"],
         cwd: "/",
         env: {},
         stdin: new Uint8Array(),

@@ -37,7 +37,7 @@ export interface RunControls {
 }
 
 /** How long a program may take to stop after its KeyboardInterrupt before its worker is terminated. */
-export const STOP_GRACE_MS = 500;
+export const STOP_GRACE_MS = 2000;
 /** Workers kept running at once; runs past this wait for one to be free. */
 const MAX_WORKERS = 4;
 
