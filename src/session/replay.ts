@@ -38,6 +38,8 @@ export interface ReplayStepResult {
   divergences: Divergence[];
   /** The replayed call's outcome (calls only). */
   outcome?: CallOutcome;
+  /** The step this replay's runtime gave it: the workspace goes back to before it on a rewind. */
+  ranAt?: number;
 }
 
 export interface ReplayReport {
@@ -176,7 +178,12 @@ export class SessionReplay {
   /** Where a replay stands, as plain data to keep across a reload (the outcomes are left out). */
   progress(): ReplayProgress {
     return {
-      results: this.results.map(({ action, verdict, divergences }) => ({ action, verdict, divergences })),
+      results: this.results.map(({ action, verdict, divergences, ranAt }) => ({
+        action,
+        verdict,
+        divergences,
+        ...(ranAt !== undefined ? { ranAt } : {}),
+      })),
       ...(this.stepShift !== undefined ? { stepShift: this.stepShift } : {}),
     };
   }
@@ -221,6 +228,31 @@ export class SessionReplay {
     return result;
   }
 
+  /**
+   * Goes back to before plan step `index` (to play again, or to a dragged playhead): the workspace
+   * is restored to before the first step replayed from there, and those steps' results are dropped.
+   */
+  async rewind(index: number): Promise<void> {
+    const target = Math.max(0, Math.min(index, this.results.length));
+    if (target === this.results.length) return;
+    const first = this.results.slice(target).find((result) => result.ranAt !== undefined)?.ranAt;
+    if (first === undefined) {
+      throw new Error(
+        "This replay cannot go back: its steps were replayed before their places were kept. Close it and open the session again.",
+      );
+    }
+    const restore = await this.runtime.restoreBefore(first);
+    this.results.length = target;
+    // The steps from here get new numbers: the restore took one, each action after it takes one.
+    const call = this.plan
+      .slice(target)
+      .find((action) => action.kind === "call" && action.step !== undefined);
+    this.stepShift =
+      call?.kind === "call" && call.step !== undefined
+        ? restore.step + 1 + (call.index - target) - call.step
+        : undefined;
+  }
+
   /** Replays everything left and reports. */
   async playAll(): Promise<ReplayReport> {
     while (!this.done) await this.step();
@@ -254,7 +286,8 @@ export class SessionReplay {
     // A recording that began mid-run numbers its steps from there; this runtime may start elsewhere.
     if (this.stepShift === undefined && action.step !== undefined)
       this.stepShift = outcome.step - action.step;
-    if (!action.expected) return { action, verdict: "unrecorded", divergences: [], outcome };
+    const ranAt = outcome.step;
+    if (!action.expected) return { action, verdict: "unrecorded", divergences: [], outcome, ranAt };
     const shift = this.stepShift ?? 0;
     const divergences = [
       ...compareValues(action.expected.status, outcome.status, this.compare, "status"),
@@ -268,14 +301,19 @@ export class SessionReplay {
         "envelope",
       ),
     ];
-    return { action, verdict: divergences.length > 0 ? "diverged" : "match", divergences, outcome };
+    return { action, verdict: divergences.length > 0 ? "diverged" : "match", divergences, outcome, ranAt };
   }
 
   private async replayRestore(action: Extract<ReplayAction, { kind: "restore" }>): Promise<ReplayStepResult> {
     const checkpoint = await this.runtime.restoreBefore(action.beforeStep + (this.stepShift ?? 0));
     const files = checkpoint.changes.map((change) => change.path);
     const divergences = compareValues(action.expectedFiles, files, this.compare, "restored_files");
-    return { action, verdict: divergences.length > 0 ? "diverged" : "match", divergences };
+    return {
+      action,
+      verdict: divergences.length > 0 ? "diverged" : "match",
+      divergences,
+      ranAt: checkpoint.step,
+    };
   }
 }
 

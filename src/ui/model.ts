@@ -135,6 +135,10 @@ export interface AppState {
   /** The replay of the open workspace, when it was opened from a session. */
   replay: ReplayStatus | null;
   replayBusy: boolean;
+  /** The replay is playing on its own (Pause stops it). */
+  replayPlaying: boolean;
+  /** Steps per second a replay plays at; 0 as fast as the calls run. */
+  replayPace: number;
   sideTab: SideTab;
   /** Whether the agent's profile asks before writes and commands. */
   agentApprovals: "ask" | "auto" | "mixed";
@@ -175,6 +179,8 @@ const initialState: AppState = {
   providerDraft: null,
   replay: null,
   replayBusy: false,
+  replayPlaying: false,
+  replayPace: 2,
   sideTab: "agent",
   agentApprovals: "auto",
   demos: [],
@@ -182,6 +188,7 @@ const initialState: AppState = {
 };
 
 const SIDE_TAB_KEY = "toolroom.sideTab";
+const REPLAY_PACE_KEY = "toolroom.replayPace";
 
 /**
  * The page's state and everything the person can do. Components read slices of `state` and call
@@ -202,6 +209,10 @@ export class AppModel {
   private seenSeq = new Set<string>();
   /** The connected model's settings, key included: in this page's memory only (and the worker's). */
   private provider: ProviderSettings | null = null;
+  /** The replay's play under way, so a seek can wait for it to stop. */
+  private playingReplay: Promise<void> | null = null;
+  private seeking: Promise<void> | null = null;
+  private seekTarget: number | null = null;
 
   constructor(readonly host: WorkerHost) {
     host.onEvent((event) => this.receive(event));
@@ -690,6 +701,8 @@ export class AppModel {
 
   private loadAgentPreferences(): void {
     try {
+      const pace = Number(localStorage.getItem(REPLAY_PACE_KEY) ?? Number.NaN);
+      if (Number.isFinite(pace) && pace >= 0) this.set({ replayPace: pace });
       const tab = localStorage.getItem(SIDE_TAB_KEY);
       if (tab === "agent" || tab === "console") this.set({ sideTab: tab });
       const saved = loadProviderSettings(localStorage);
@@ -918,19 +931,72 @@ export class AppModel {
     await this.replayAction(() => this.host.api.sessions.step());
   }
 
+  /** Plays the replay at the chosen pace (from the start again once it has finished), until Pause. */
   async replayPlay(): Promise<void> {
-    await this.replayAction(() =>
-      this.host.api.sessions.play(proxy((replay: ReplayStatus) => this.set({ replay }))),
-    );
+    if (this.state.replayBusy) return;
+    this.set({ replayPlaying: true });
+    try {
+      await (this.playingReplay = this.replayAction(() =>
+        this.host.api.sessions.play(
+          proxy((replay: ReplayStatus) => this.set({ replay })),
+          this.state.replayPace,
+        ),
+      ));
+    } finally {
+      this.playingReplay = null;
+      this.set({ replayPlaying: false });
+    }
   }
 
-  private async replayAction(action: () => Promise<ReplayStatus>): Promise<void> {
+  async replayPause(): Promise<void> {
+    try {
+      const replay = await this.host.api.sessions.pause();
+      if (replay) this.set({ replay });
+    } catch (error) {
+      this.notify("error", `Could not pause the replay: ${message(error)}`);
+    }
+  }
+
+  /** Moves the playhead to before step `index`: back restores the workspace to then, forward replays. */
+  async replaySeek(index: number): Promise<void> {
+    // A playhead moved again while the replay is still getting to the last place goes to the newest.
+    this.seekTarget = index;
+    if (this.seeking) return this.seeking;
+    this.seeking = (async () => {
+      if (this.playingReplay) {
+        await this.replayPause();
+        await this.playingReplay;
+      }
+      while (this.seekTarget !== null) {
+        const target = this.seekTarget;
+        this.seekTarget = null;
+        await this.replayAction(() => this.host.api.sessions.seek(target), { announce: false });
+      }
+    })().finally(() => {
+      this.seeking = null;
+    });
+    return this.seeking;
+  }
+
+  setReplayPace(replayPace: number): void {
+    this.set({ replayPace });
+    try {
+      localStorage.setItem(REPLAY_PACE_KEY, String(replayPace));
+    } catch {
+      // Storage may be off: the pace holds for this page.
+    }
+  }
+
+  private async replayAction(
+    action: () => Promise<ReplayStatus>,
+    options: { announce?: boolean } = {},
+  ): Promise<void> {
     if (this.state.replayBusy) return;
     this.set({ replayBusy: true });
     try {
       const replay = await action();
       this.set({ replay });
-      if (replay.done === replay.steps.length) {
+      if (replay.done === replay.steps.length && options.announce !== false) {
         if (replay.diverged === 0)
           this.notify("ok", `Replay complete: all ${replay.matched} calls matched the recording.`);
         else this.notify("warn", `Replay complete: ${replay.diverged} calls diverged from the recording.`);

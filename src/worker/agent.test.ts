@@ -137,6 +137,35 @@ describe("the agent in the worker", () => {
     }
   });
 
+  it("plays at a pace and pauses; the playhead goes back (the workspace with it) and forward; a finished replay plays again", async () => {
+    const { api } = await setup();
+    await api.sessions.openDemo("fix-failing-test");
+    const seen: number[] = [];
+    // Five steps a second: the pause lands while the replay waits between two steps.
+    const playing = api.sessions.play((status) => void seen.push(status.done), 5);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const paused = await api.sessions.pause();
+    const stopped = await playing;
+    expect(stopped.done).toBe(paused?.done);
+    expect(stopped.done).toBeLessThan(4);
+    expect(seen.at(-1)).toBe(stopped.done);
+
+    const end = await api.sessions.seek(4);
+    expect(end).toMatchObject({ done: 4, matched: 4, diverged: 0 });
+    expect(await readText(api, "src/cart.js")).toContain("item.priceCents * item.quantity");
+    // Back before the patch: the file is as it was, and the steps after are pending again.
+    const back = await api.sessions.seek(2);
+    expect(back.done).toBe(2);
+    expect(back.steps.slice(2).map((step) => step.verdict)).toEqual(["pending", "pending"]);
+    expect(await readText(api, "src/cart.js")).not.toContain("* item.quantity");
+    const forward = await api.sessions.play();
+    expect(forward).toMatchObject({ done: 4, matched: 4, diverged: 0 });
+    // Played again from the start: the same verdicts, from the initial files.
+    const again = await api.sessions.play();
+    expect(again).toMatchObject({ done: 4, matched: 4, diverged: 0 });
+    expect(await readText(api, "src/cart.js")).toContain("item.priceCents * item.quantity");
+  });
+
   it("goes on with a replay after a reload where it stood, and forgets it once closed", async () => {
     const { api, database } = await setup();
     await api.sessions.openDemo("fix-failing-test");

@@ -201,8 +201,15 @@ export interface WorkerApi {
     status(): Promise<ReplayStatus | null>;
     /** Replays the next call and checks it against the recorded result. */
     step(): Promise<ReplayStatus>;
-    /** Replays every call left; `onStep` (a proxy) hears after each. */
-    play(onStep?: (status: ReplayStatus) => void): Promise<ReplayStatus>;
+    /**
+     * Replays the calls left at a pace (steps per second; 0, the default: as fast as they run)
+     * until the end or a pause; `onStep` (a proxy) hears after each. A finished replay plays again.
+     */
+    play(onStep?: (status: ReplayStatus) => void, stepsPerSecond?: number): Promise<ReplayStatus>;
+    /** Stops a playing replay after the step under way. */
+    pause(): Promise<ReplayStatus | null>;
+    /** Moves the playhead to before plan step `index`: back restores the workspace, forward replays. */
+    seek(index: number): Promise<ReplayStatus>;
     close(): Promise<void>;
     /** Starts recording the person's own calls in the open workspace, as a session of `profile`. */
     record(profile: string): Promise<RecordingInfo>;
@@ -682,7 +689,9 @@ export function createWorkerApi(
       },
       status: async () => replays?.status() ?? null,
       step: async () => requireReplays().step(),
-      play: async (onStep) => requireReplays().play(onStep),
+      play: async (onStep, stepsPerSecond) => requireReplays().play(onStep, stepsPerSecond),
+      pause: async () => replays?.pause() ?? null,
+      seek: async (index) => requireReplays().seek(index),
       close: async () => replays?.close(),
       record: async (profile) => requireRecordings().start(profile),
       recording: async () => recordings?.info() ?? null,

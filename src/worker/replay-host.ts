@@ -19,6 +19,13 @@ interface StoredReplay {
 
 const replayKey = (workspaceId: string) => `replay:${workspaceId}`;
 
+interface Playing {
+  paused: boolean;
+  /** Ends the wait between two steps at once (a pause). */
+  wake?: () => void;
+  finished: Promise<unknown>;
+}
+
 /** One step of a replay as the replay bar shows it. */
 export interface ReplayStepView {
   index: number;
@@ -57,6 +64,7 @@ export class ReplayHost {
   private replay: SessionReplay | null = null;
   private workspaceId: string | null = null;
   private approver: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | null = null;
+  private playing: Playing | null = null;
 
   constructor(private readonly store: WorkspaceStore) {}
 
@@ -96,11 +104,17 @@ export class ReplayHost {
 
   /** Closes the replay panel for good: the workspace stays as the replayed calls left it. */
   async close(): Promise<void> {
+    await this.pause();
     if (this.workspaceId) await this.store.setSetting(replayKey(this.workspaceId), undefined);
     this.forget();
   }
 
   private forget(): void {
+    // A replay playing in a workspace left behind stops after its step under way.
+    if (this.playing) {
+      this.playing.paused = true;
+      this.playing.wake?.();
+    }
     this.replay = null;
     this.workspaceId = null;
     this.approver = null;
@@ -123,12 +137,60 @@ export class ReplayHost {
     return this.status()!;
   }
 
-  /** Replays every step left; `onStep` hears after each (the bar shows progress). */
-  async play(onStep?: (status: ReplayStatus) => void): Promise<ReplayStatus> {
-    while (!this.require().done) {
-      const status = await this.step();
-      onStep?.(status);
+  /**
+   * Replays the steps left at `stepsPerSecond` (0: as fast as they run) until the end or a pause;
+   * `onStep` hears after each. A finished replay plays again from its first step.
+   */
+  async play(onStep?: (status: ReplayStatus) => void, stepsPerSecond = 0): Promise<ReplayStatus> {
+    if (this.playing) throw new Error("The replay is already playing.");
+    const replay = this.require();
+    if (replay.done) await this.seek(0);
+    let finish: (value?: unknown) => void = () => undefined;
+    const playing: Playing = { paused: false, finished: new Promise((resolve) => (finish = resolve)) };
+    this.playing = playing;
+    try {
+      while (!playing.paused && !replay.done) {
+        // Not onStep?.(await this.step()): optional chaining would skip the step when nobody listens.
+        const status = await this.step();
+        onStep?.(status);
+        if (replay.done || playing.paused || stepsPerSecond <= 0) continue;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 1000 / stepsPerSecond);
+          playing.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    } finally {
+      this.playing = null;
+      finish();
     }
+    return this.status()!;
+  }
+
+  /** Stops a playing replay after the step under way; play goes on from there. */
+  async pause(): Promise<ReplayStatus | null> {
+    const playing = this.playing;
+    if (playing) {
+      playing.paused = true;
+      playing.wake?.();
+      await playing.finished;
+    }
+    return this.status();
+  }
+
+  /**
+   * Moves the playhead: back, the workspace is restored to before step `index` (its results
+   * dropped); forward, the steps in between are replayed at once. Pauses a playing replay first.
+   */
+  async seek(index: number): Promise<ReplayStatus> {
+    await this.pause();
+    const replay = this.require();
+    const target = Math.max(0, Math.min(index, replay.plan.length));
+    if (target < replay.results.length) await replay.rewind(target);
+    while (replay.results.length < target) await replay.step();
+    await this.save();
     return this.status()!;
   }
 

@@ -1,3 +1,4 @@
+import { useState } from "react";
 import { PaneToggle } from "../layout/panes.tsx";
 import { getModel, useAppState } from "../model.ts";
 import { Transcript } from "./AgentPane.tsx";
@@ -9,13 +10,32 @@ const VERDICT: Record<string, string> = {
   unrecorded: "?",
 };
 
+/** Paces a viewer can pick, in steps per second (0: as fast as the calls run). */
+const PACES: [number, string][] = [
+  [0.5, "0.5 steps/s"],
+  [1, "1 step/s"],
+  [2, "2 steps/s"],
+  [5, "5 steps/s"],
+  [0, "as fast as possible"],
+];
+
 /** The session being replayed: its task, its calls with their verdicts, Step and Play, and what the model said. */
 export function ReplayPanel() {
   const model = getModel();
   const replay = useAppState((state) => state.replay);
   const busy = useAppState((state) => state.replayBusy);
+  const playing = useAppState((state) => state.replayPlaying);
+  const pace = useAppState((state) => state.replayPace);
+  // Where the viewer drags the playhead to; the replay moves there when they let go.
+  const [dragged, setDragged] = useState<number | null>(null);
   if (!replay) return null;
   const finished = replay.done === replay.steps.length;
+  const position = dragged ?? replay.done;
+  const commit = () => {
+    if (dragged === null) return;
+    setDragged(null);
+    if (dragged !== replay.done) void model.replaySeek(dragged);
+  };
 
   return (
     <section className="pane replay" aria-labelledby="replay-heading" data-testid="replay-panel">
@@ -70,27 +90,70 @@ export function ReplayPanel() {
           </details>
         )}
       </div>
-      <div className="row lesson-actions">
-        <button
-          type="button"
-          onClick={() => void model.replayStep()}
-          disabled={busy || finished}
-          data-testid="replay-step-button"
-        >
-          Step
-        </button>
-        <button
-          type="button"
-          className="primary"
-          onClick={() => void model.replayPlay()}
-          disabled={busy || finished}
-          data-testid="replay-play"
-        >
-          {busy ? "Playing…" : "Play all"}
-        </button>
-        <button type="button" onClick={() => void model.closeReplay()}>
-          Close
-        </button>
+      <div className="replay-controls lesson-actions">
+        <label className="playhead">
+          <span className="visually-hidden">Playhead: steps replayed</span>
+          <input
+            type="range"
+            min={0}
+            max={replay.steps.length}
+            step={1}
+            value={position}
+            aria-valuetext={`${position} of ${replay.steps.length} steps replayed`}
+            onChange={(event) => setDragged(Number(event.target.value))}
+            onPointerUp={commit}
+            onKeyUp={commit}
+            onBlur={commit}
+            data-testid="replay-playhead"
+          />
+        </label>
+        <div className="row">
+          {playing ? (
+            <button
+              type="button"
+              className="primary"
+              onClick={() => void model.replayPause()}
+              data-testid="replay-pause"
+            >
+              Pause
+            </button>
+          ) : (
+            <button
+              type="button"
+              className="primary"
+              onClick={() => void model.replayPlay()}
+              disabled={busy}
+              data-testid="replay-play"
+            >
+              {finished ? "Play again" : replay.done > 0 ? "Play on" : "Play"}
+            </button>
+          )}
+          <button
+            type="button"
+            onClick={() => void model.replayStep()}
+            disabled={busy || finished}
+            data-testid="replay-step-button"
+          >
+            Step
+          </button>
+          <label title="How many steps a second Play replays">
+            Pace
+            <select
+              value={pace}
+              onChange={(event) => model.setReplayPace(Number(event.target.value))}
+              data-testid="replay-pace"
+            >
+              {PACES.map(([value, label]) => (
+                <option key={value} value={value}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="button" onClick={() => void model.closeReplay()}>
+            Close
+          </button>
+        </div>
       </div>
     </section>
   );
