@@ -4,7 +4,7 @@ import type { Sandbox } from "../sandbox/types.ts";
 import { type ArtifactStore, MemoryArtifacts } from "./artifacts.ts";
 import { type Checkpoint, changeKind, type FileChange, rewind } from "./checkpoints.ts";
 import { asToolFailure, isToolFailure, ToolFailure } from "./errors.ts";
-import { type Clock, EventLog, systemClock, type ToolEvent } from "./events.ts";
+import { type Clock, EventLog, type EventType, systemClock, type ToolEvent } from "./events.ts";
 import { gitSetupChange, gitSetupFailure, refuseGitSetupTarget } from "./git-setup.ts";
 import type {
   ApprovalMode,
@@ -324,8 +324,10 @@ export class Runtime {
       const finishRecording = recordsChanges ? await this.recordChanges() : null;
       let data: unknown;
       let failure: ToolFailure | undefined;
+      // What the tool reports (PATCH_APPLIED, plan_updated) is logged once its changes are accepted.
+      const reported: { type: EventType; data: Record<string, unknown> }[] = [];
       try {
-        data = await this.runWithDeadline(profile, tool, params, requestId, step, active);
+        data = await this.runWithDeadline(profile, tool, params, requestId, step, active, reported);
       } catch (error) {
         failure = asToolFailure(error);
       }
@@ -337,13 +339,20 @@ export class Runtime {
           await rewind(this.sandbox, [{ step, requestId, tool: tool.name, changes }]);
           changes = [];
           failure = refusal;
+          // Undone: a patch refused by a read-only path was never applied.
+          reported.length = 0;
         }
+        for (const event of reported)
+          this.events.emit(event.type, { request_id: requestId, tool: tool.name, data: event.data });
+        reported.length = 0;
         if (changes.length > 0) {
           this.checkpoints.push({ step, requestId, tool: tool.name, changes });
           this.emitChanges(requestId, tool.name, changes);
           await this.persist?.();
         }
       }
+      for (const event of reported)
+        this.events.emit(event.type, { request_id: requestId, tool: tool.name, data: event.data });
       if (failure) throw failure;
       info = { ...info, endedAt: this.clock.now() };
       const envelope = profile.envelope.success(info, data);
@@ -403,7 +412,12 @@ export class Runtime {
       status: outcome.status,
       duration_sec: durationSec,
       ...(approvalWaitSec !== undefined ? { approval_wait_sec: approvalWaitSec } : {}),
-      data: { envelope: outcome.envelope, step: info.step },
+      data: {
+        envelope: outcome.envelope,
+        step: info.step,
+        // The canonical failure code, whatever the dialect calls it (a lesson tells its own refusals apart).
+        ...(outcome.failure ? { error_code: outcome.failure.code } : {}),
+      },
     });
     return {
       ...outcome,
@@ -473,6 +487,7 @@ export class Runtime {
     requestId: string,
     step: number,
     active: { cancel: AbortController; job?: number },
+    reported: { type: EventType; data: Record<string, unknown> }[],
   ): Promise<unknown> {
     const deadlineMs = typeof tool.deadlineMs === "function" ? tool.deadlineMs(params) : tool.deadlineMs;
     const job = this.stops.nextJob(CALLS_CHANNEL);
@@ -501,7 +516,7 @@ export class Runtime {
           ...options,
         }),
       emit: (type, data) => {
-        this.events.emit(type, { request_id: requestId, tool: tool.name, data });
+        reported.push({ type, data });
       },
       fetch: this.fetch,
       services: this.services,

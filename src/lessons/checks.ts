@@ -1,5 +1,6 @@
 import type { ToolEvent } from "../core/events.ts";
 import type { Sandbox } from "../sandbox/types.ts";
+import { lessonCalls } from "./controls.ts";
 import type { Lesson, LessonCheck } from "./lesson.ts";
 
 export interface CheckResult {
@@ -48,7 +49,7 @@ export async function runCheck(
       if (text === null) return result(false, `${check.path} does not exist.`);
       return text.includes(check.text)
         ? result(true, `${check.path} contains it.`)
-        : result(false, `${check.path} does not contain ${JSON.stringify(check.text)} yet.`);
+        : result(false, `${check.path} does not have what this check looks for yet.`);
     }
     case "file_matches": {
       const text = await readText(sandbox, check.path);
@@ -83,11 +84,11 @@ export async function runCheck(
       if (check.stdoutEquals !== undefined && run.stdout !== check.stdoutEquals) {
         return result(
           false,
-          `\`${check.command}\` prints ${JSON.stringify(run.stdout)}, not ${JSON.stringify(check.stdoutEquals)}.`,
+          `\`${check.command}\` prints ${JSON.stringify(run.stdout.slice(0, 200))}, which is not what this check expects.`,
         );
       }
       if (check.stdoutContains && !run.stdout.includes(check.stdoutContains)) {
-        return result(false, `\`${check.command}\` does not print ${JSON.stringify(check.stdoutContains)}.`);
+        return result(false, `\`${check.command}\` does not print what this check expects yet.`);
       }
       return result(true, `\`${check.command}\` succeeds.`);
     }
@@ -130,12 +131,10 @@ export async function runCheck(
       return result(true, `${check.path} was changed with ${check.tools.join(" or ")}.`);
     }
     case "call_count": {
-      return started.length <= check.max
-        ? result(
-            true,
-            `${started.length} call${started.length === 1 ? "" : "s"} so far (at most ${check.max}).`,
-          )
-        : result(false, `${started.length} calls; the lesson asks for at most ${check.max}.`);
+      const calls = lessonCalls(events);
+      return calls.length <= check.max
+        ? result(true, `${calls.length} call${calls.length === 1 ? "" : "s"} so far (at most ${check.max}).`)
+        : result(false, `${calls.length} calls; the lesson asks for at most ${check.max}.`);
     }
   }
 }

@@ -1,5 +1,6 @@
 import picomatch from "picomatch/posix";
 import { ToolFailure } from "../core/errors.ts";
+import type { ToolEvent } from "../core/events.ts";
 import type { ChangeGuard, Guard, Runtime } from "../core/runtime.ts";
 import type { Lesson } from "./lesson.ts";
 
@@ -21,17 +22,30 @@ export function commandAllowed(command: string, allowed: readonly string[]): boo
 }
 
 /**
+ * The calls a lesson counts among `events`: every call begun, except those its call limit refused
+ * (the limit's own "no" is not a call the learner made). The check and the limit count the same way.
+ */
+export function lessonCalls(events: readonly ToolEvent[]): ToolEvent[] {
+  const refused = new Set(
+    events
+      .filter((event) => event.type === "tool_call_finished" && event.data?.error_code === "limit_exceeded")
+      .map((event) => event.request_id),
+  );
+  return events.filter((event) => event.type === "tool_call_started" && !refused.has(event.request_id));
+}
+
+/**
  * Puts a lesson's controls into the runtime as guards: which tools, which commands, which paths
  * stay untouched (checked on what each call really changed, so a shell command or a patch cannot
- * slip past), and how many calls. `lift` takes them out again; `resetCalls` starts the count over.
+ * slip past), and how many calls (counted in `lessonEvents`, the events since the lesson began or
+ * was reset, as the call_count check counts them). `lift` takes them out again.
  */
 export function applyLessonControls(
   runtime: Runtime,
   lesson: Lesson,
-  options: { callsSoFar?: number } = {},
-): { lift(): void; resetCalls(): void } {
+  lessonEvents: () => readonly ToolEvent[],
+): { lift(): void } {
   const controls = lesson.controls ?? {};
-  let calls = options.callsSoFar ?? 0;
 
   const guard: Guard = ({ profile, tool, params }) => {
     const allowed = lesson.profiles.find((entry) => entry.profile === profile);
@@ -46,10 +60,12 @@ export function applyLessonControls(
         },
       );
     }
-    if (controls.maxCalls !== undefined && calls >= controls.maxCalls) {
+    // This call has begun (its tool_call_started is the last one); the calls before it decide.
+    const before = lessonCalls(lessonEvents()).length - 1;
+    if (controls.maxCalls !== undefined && before >= controls.maxCalls) {
       throw new ToolFailure(
         "limit_exceeded",
-        `This lesson allows at most ${controls.maxCalls} tool calls; press Reset to start over.`,
+        `This lesson allows at most ${controls.maxCalls} tool calls, and ${before} were made; this one was not run. Press Reset to start over.`,
         {
           limit: "max_calls",
           max_calls: controls.maxCalls,
@@ -74,7 +90,6 @@ export function applyLessonControls(
         );
       }
     }
-    calls++;
   };
   const readOnly = (controls.readOnlyPaths ?? []).map((glob) => picomatch(glob, { dot: true }));
   const changeGuard: ChangeGuard = ({ changes }) => {
@@ -96,9 +111,6 @@ export function applyLessonControls(
       runtime.guards.splice(runtime.guards.indexOf(guard), 1);
       const index = runtime.changeGuards.indexOf(changeGuard);
       if (index !== -1) runtime.changeGuards.splice(index, 1);
-    },
-    resetCalls() {
-      calls = 0;
     },
   };
 }

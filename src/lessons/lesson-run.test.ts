@@ -109,6 +109,70 @@ describe("a lesson run", () => {
     expect((await call("read_file", { path: "count.txt" })).status).toBe("success");
   });
 
+  it("refuses the call the limit forbids before it runs, counting every call the check counts", async () => {
+    const { call, run, passed } = await open({ ...LESSON, controls: { maxCalls: 3 } });
+    // A call refused by validation is a call all the same, for the limit as for the check.
+    expect((await call("read_file", {})).failure?.code).toBe("invalid_params");
+    await call("read_file", { path: "count.txt" });
+    await call("run", { command: "echo 2 > count.txt" });
+    const fourth = await call("run", { command: "echo 3 > count.txt" });
+    expect(fourth.failure?.code).toBe("limit_exceeded");
+    expect(fourth.failure?.message).toContain("was not run");
+    // Not run: the file is as the third call left it, and the refusal does not fail the count.
+    expect(new TextDecoder().decode(await run.runtime.sandbox.readFile("/workspace/count.txt"))).toBe("2\n");
+    expect((await passed()).few).toBe(true);
+  });
+
+  it("says what is wrong without giving the expected text away", async () => {
+    const { run } = await open({
+      ...LESSON,
+      checks: [
+        { id: "has", title: "It says 3", kind: "file_contains", path: "count.txt", text: "SECRET-3" },
+        {
+          id: "prints",
+          title: "It prints 3",
+          kind: "command_succeeds",
+          command: "cat count.txt",
+          stdoutContains: "SECRET-3",
+        },
+        {
+          id: "equals",
+          title: "It prints exactly 3",
+          kind: "command_succeeds",
+          command: "cat count.txt",
+          stdoutEquals: "SECRET-3\n",
+        },
+      ],
+    });
+    const results = await run.check();
+    expect(results.every((result) => !result.passed)).toBe(true);
+    for (const result of results) {
+      expect(result.detail).not.toContain("SECRET");
+      expect(result.detail).toMatch(/count\.txt/u);
+    }
+  });
+
+  it("a patch undone for touching a read-only path logs no PATCH_APPLIED", async () => {
+    const runtime = await createEmbeddedRuntime();
+    const run = await LessonRun.open(
+      {
+        ...LESSON,
+        profiles: [{ profile: "agentbench", tools: ["apply_patch"] }],
+        controls: { readOnlyPaths: ["tests/**"] },
+      },
+      runtime,
+    );
+    const patch = "--- a/tests/expected.txt\n+++ b/tests/expected.txt\n@@ -1 +1 @@\n-3\n+4\n";
+    const outcome = await run.call("agentbench", { tool: "apply_patch", params: { unified_diff: patch } });
+    expect(outcome.failure?.code).toBe("read_only_path");
+    expect(run.events().map((event) => event.type)).not.toContain("PATCH_APPLIED");
+    const allowed = "--- a/count.txt\n+++ b/count.txt\n@@ -1 +1 @@\n-1\n+3\n";
+    expect(
+      (await run.call("agentbench", { tool: "apply_patch", params: { unified_diff: allowed } })).status,
+    ).toBe("success");
+    expect(run.events().map((event) => event.type)).toContain("PATCH_APPLIED");
+  });
+
   it("Reset restores the starting files and forgets the calls", async () => {
     const { call, run, passed } = await open();
     await call("read_file", { path: "count.txt" });

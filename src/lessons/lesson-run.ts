@@ -23,7 +23,7 @@ export interface LessonRunState {
 export class LessonRun {
   readonly lesson: Lesson;
   readonly runtime: Runtime;
-  private readonly controls: { lift(): void; resetCalls(): void };
+  private readonly controls: { lift(): void };
   private firstEvent: number;
   private hintsShown: number;
 
@@ -32,10 +32,7 @@ export class LessonRun {
     this.runtime = runtime;
     this.firstEvent = state.firstEvent;
     this.hintsShown = state.hintsShown;
-    const callsSoFar = runtime.events
-      .all()
-      .filter((event) => event.seq > state.firstEvent && event.type === "tool_call_started").length;
-    this.controls = applyLessonControls(runtime, lesson, { callsSoFar });
+    this.controls = applyLessonControls(runtime, lesson, () => this.events());
   }
 
   /** Loads the lesson's starting files into the runtime's sandbox and enforces its controls. */
@@ -100,8 +97,6 @@ export class LessonRun {
     }
     await afterRestore?.();
     this.firstEvent = this.runtime.events.all().at(-1)?.seq ?? 0;
-
-    this.controls.resetCalls();
     this.hintsShown = 0;
   }
 
