@@ -936,12 +936,13 @@ export class AppModel {
     if (this.state.replayBusy) return;
     this.set({ replayPlaying: true });
     try {
-      await (this.playingReplay = this.replayAction(() =>
+      this.playingReplay = this.replayAction(() =>
         this.host.api.sessions.play(
           proxy((replay: ReplayStatus) => this.set({ replay })),
           this.state.replayPace,
         ),
-      ));
+      );
+      await this.playingReplay;
     } finally {
       this.playingReplay = null;
       this.set({ replayPlaying: false });
