@@ -13,6 +13,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { writePng } from "../test-support/images.ts";
 
 const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
 
@@ -442,6 +443,61 @@ describe("toolroom mcp", () => {
     expect(replies[4].error).toMatchObject({ code: -32602 });
     expect(replies[5].error).toMatchObject({ code: -32601 });
     expect(replies[6].error).toMatchObject({ code: -32700 });
+  });
+
+  it("marks read-only and open-world tools as MCP clients read them", async () => {
+    const dir = workspace({ "a.txt": "x\n" });
+    const list = rpc(1, "tools/list");
+    const annotations = async (profile: string) => {
+      const { stdout } = await toolroom(["mcp", "--workspace", dir, "--profile", profile], list);
+      const tools = JSON.parse(stdout).result.tools as {
+        name: string;
+        annotations: Record<string, boolean>;
+      }[];
+      return Object.fromEntries(tools.map((tool) => [tool.name, tool.annotations]));
+    };
+    const coding = await annotations("coding-agent");
+    expect(coding.file_read).toMatchObject({ readOnlyHint: true, openWorldHint: false });
+    expect(coding.state_get).toMatchObject({ readOnlyHint: true });
+    // Storing a value or a plan changes the session: not read-only, though it touches no file.
+    expect(coding.state_set).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    expect(coding.file_write).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect((await annotations("baseagent")).update_plan).toMatchObject({ readOnlyHint: false });
+    const sandboxed = await annotations("sandboxed");
+    expect(sandboxed.curl).toMatchObject({ openWorldHint: true, readOnlyHint: true });
+    expect(sandboxed.download_file).toMatchObject({ openWorldHint: true });
+    expect(sandboxed.jq).toMatchObject({ openWorldHint: false });
+  });
+
+  it("answers view_image with an MCP image block, takes absolute paths inside the folder, flags failed commands", async () => {
+    const dir = workspace({ "src/app.js": "console.log('hello');\n" });
+    writeFileSync(
+      join(dir, "shot.png"),
+      writePng({ width: 2, height: 2, colorType: 2, depth: 8, samples: new Array(12).fill(90) }),
+    );
+    const input = [
+      rpc(1, "tools/call", { name: "view_image", arguments: { path: "shot.png" } }),
+      rpc(2, "tools/call", { name: "read_file", arguments: { file_path: join(dir, "src", "app.js") } }),
+      rpc(3, "tools/call", { name: "shell_command", arguments: { command: "exit 3" } }),
+      rpc(4, "tools/call", { name: "read_file", arguments: { file_path: `${dir}2/x` } }),
+    ].join("\n");
+    const { stdout } = await toolroom(["mcp", "--workspace", dir, "--profile", "baseagent"], input);
+    const [image, absolute, failed, sibling] = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line).result);
+    expect(image.isError).toBe(false);
+    expect(image.content[1]).toMatchObject({ type: "image", mimeType: "image/png" });
+    expect(Buffer.from(image.content[1].data, "base64").subarray(1, 4).toString()).toBe("PNG");
+    expect(image.content[0].text).not.toContain("data:image");
+    expect(JSON.stringify(image.structuredContent)).not.toContain("base64,");
+    expect(absolute).toMatchObject({
+      isError: false,
+      structuredContent: { output: "L1: console.log('hello');" },
+    });
+    expect(failed.isError).toBe(true);
+    expect(failed.structuredContent.output).toContain("[exit code: 3]");
+    expect(sibling.isError).toBe(true);
   });
 
   it("writes the session's changes back only with --write-back", async () => {

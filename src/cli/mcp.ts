@@ -1,3 +1,4 @@
+import { resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { Profile } from "../core/profile.ts";
@@ -37,6 +38,7 @@ const INVALID_PARAMS = -32602;
 export async function runMcp(options: McpOptions): Promise<number> {
   const { runtime, finish } = await openHostRuntime(options);
   const profile = options.profile;
+  const folder = resolvePath(options.workspace);
   const send = (message: unknown) =>
     new Promise<void>((resolve, reject) =>
       options.output.write(`${JSON.stringify(message)}\n`, (error) => (error ? reject(error) : resolve())),
@@ -63,7 +65,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
           protocolVersion: PROTOCOL_VERSIONS.includes(asked) ? asked : PROTOCOL_VERSIONS[0],
           capabilities: { tools: { listChanged: false } },
           serverInfo: { name: "toolroom", title: `Toolroom (${profile.title})`, version: options.version },
-          instructions: `${profile.title} tools over a sandboxed copy of ${options.workspace}.${options.writeBack ? " Changes are written back when the session ends." : " Nothing on disk changes."}`,
+          instructions: `${profile.title} tools over a sandboxed copy of ${folder}: paths are relative to it (or absolute under it).${options.writeBack ? " Changes are written back when the session ends." : " Nothing on disk changes."}`,
         });
         return;
       }
@@ -88,11 +90,15 @@ export async function runMcp(options: McpOptions): Promise<number> {
         }
         const outcome = await runtime.invoke(profile.name, {
           tool: params.name,
-          params: (params.arguments ?? {}) as Record<string, unknown>,
+          params: hostPathsMapped(params.arguments ?? {}, folder, runtime.sandbox.workspaceRoot) as Record<
+            string,
+            unknown
+          >,
         });
+        const { envelope, images } = imagesApart(outcome.envelope);
         await reply(id, {
-          content: [{ type: "text", text: JSON.stringify(outcome.envelope) }],
-          ...(isRecord(outcome.envelope) ? { structuredContent: outcome.envelope } : {}),
+          content: [{ type: "text", text: JSON.stringify(envelope) }, ...images],
+          ...(isRecord(envelope) ? { structuredContent: envelope } : {}),
           isError: outcome.status === "error",
         });
         return;
@@ -122,6 +128,45 @@ export async function runMcp(options: McpOptions): Promise<number> {
   }
   await finish({ writeBack: options.writeBack });
   return 0;
+}
+
+/**
+ * The client sees the folder on disk, and names files by their absolute path there (the path the
+ * instructions give): an argument that is such a path, whole, is mapped to the same file in the
+ * workspace. Anything else (relative paths, commands, patch texts) is left as it is.
+ */
+function hostPathsMapped(value: unknown, folder: string, workspaceRoot: string): unknown {
+  if (typeof value === "string") {
+    if (value === folder) return workspaceRoot;
+    return value.startsWith(`${folder}/`) ? `${workspaceRoot}/${value.slice(folder.length + 1)}` : value;
+  }
+  if (Array.isArray(value)) return value.map((item) => hostPathsMapped(item, folder, workspaceRoot));
+  if (isRecord(value)) {
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [key, hostPathsMapped(item, folder, workspaceRoot)]),
+    );
+  }
+  return value;
+}
+
+/**
+ * Images a dialect hands the model as data URLs (baseagent's inject_content) go to the client as MCP
+ * image content blocks; the envelope keeps a note of where each went instead of the bytes.
+ */
+function imagesApart(envelope: unknown): {
+  envelope: unknown;
+  images: { type: "image"; data: string; mimeType: string }[];
+} {
+  const images: { type: "image"; data: string; mimeType: string }[] = [];
+  if (!isRecord(envelope) || !Array.isArray(envelope.inject_content)) return { envelope, images };
+  const inject = envelope.inject_content.map((item: unknown) => {
+    const url = isRecord(item) && isRecord(item.image_url) ? item.image_url.url : undefined;
+    const data = typeof url === "string" ? /^data:([^;,]+);base64,(.*)$/su.exec(url) : null;
+    if (!data || !isRecord(item)) return item;
+    images.push({ type: "image", data: data[2]!, mimeType: data[1]! });
+    return { ...item, image_url: { url: `(${data[1]}, sent as MCP image content ${images.length})` } };
+  });
+  return { envelope: { ...envelope, inject_content: inject }, images };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -49,6 +49,10 @@ export interface ToolSpec<Params = Record<string, unknown>> {
   /** The JSON Schema of the params, exactly as the dialect prints it. */
   inputSchema: JsonSchema;
   kind: ToolKind;
+  /** A "read" tool that still changes the session (a plan, a stored value): not read-only to a client. */
+  changesSession?: boolean;
+  /** Reaches the network (MCP's openWorldHint). */
+  openWorld?: boolean;
   /** The spec's deadline; may depend on params (a command's own timeout). */
   deadlineMs: number | ((params: Params) => number);
   /** Params that hold workspace paths: checked before approval so escapes fail fast. */

@@ -46,7 +46,11 @@ function toolSchema(tool: ToolSpec<unknown>, format: SchemaFormat): unknown {
         name: tool.name,
         description: tool.description,
         inputSchema: tool.inputSchema,
-        annotations: { readOnlyHint: tool.kind === "read", destructiveHint: tool.kind !== "read" },
+        annotations: {
+          readOnlyHint: tool.kind === "read" && !tool.changesSession,
+          destructiveHint: tool.kind !== "read",
+          openWorldHint: tool.openWorld === true,
+        },
       };
   }
 }

@@ -310,6 +310,7 @@ const updatePlanTool: ToolSpec<{ steps: PlanStep[]; explanation?: string }> = {
     ["steps"],
   ),
   kind: "read",
+  changesSession: true,
   deadlineMs: 5_000,
   async run(params, context): Promise<BaseAgentOutput> {
     const plan = updatePlan(context, params.steps, params.explanation);

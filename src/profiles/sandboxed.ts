@@ -153,6 +153,7 @@ const curl: ToolSpec<{ url: string }> = {
     "save it with download_file. An HTTP error status is a result, with its body.",
   inputSchema: schema({ url: string("URL to download") }, ["url"]),
   kind: "read",
+  openWorld: true,
   deadlineMs: NETWORK_DEADLINE_MS,
   async run(params, context) {
     const response = await httpGet(context, params.url, { maxBytes: MAX_DOWNLOAD_BYTES });
@@ -182,6 +183,7 @@ const downloadFile: ToolSpec<{ url: string; path: string }> = {
     "path",
   ]),
   kind: "write",
+  openWorld: true,
   deadlineMs: NETWORK_DEADLINE_MS,
   pathParams: ["path"],
   async run(params, context) {

@@ -59,6 +59,7 @@ const stateSet: AnyTool = {
     additionalProperties: false,
   },
   kind: "read",
+  changesSession: true,
   deadlineMs: 5_000,
   async run(params: { key: string; value: unknown }, context) {
     const stored = sessionState(context.services).set(params.key, params.value);
