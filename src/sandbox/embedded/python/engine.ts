@@ -27,6 +27,8 @@ const PACKAGE_PYCACHE = `${PYCACHE_PREFIX}${SITE_PACKAGES}`;
 /** Paths that belong to the interpreter, not to the sandbox: never copied back. */
 const RESERVED = [LIB_DIR, STDLIB_ZIP, "/dev", "/proc"];
 const SIGINT = 2;
+/** The modification time of every installed package file (2024-01-01). */
+const PACKAGE_MTIME = Date.UTC(2024, 0, 1);
 const PAGE = 65536;
 
 export function isReserved(path: string): boolean {
@@ -224,6 +226,8 @@ export class PythonEngine {
       fs.writeFile(path, file.data, { canOwn: true });
       // Read-only: the same bytes serve every run, so no program may change them in place.
       fs.chmod(path, 0o444);
+      // A fixed time, so the bytecode compiled by an earlier run (checked against it) stays valid.
+      fs.utime(path, PACKAGE_MTIME, PACKAGE_MTIME);
     }
     for (const [path, data] of this.packageBytecode) {
       fs.mkdirTree(path.slice(0, path.lastIndexOf("/")));
