@@ -34,6 +34,8 @@ describe("built-in demo sessions", () => {
       expect(report.diverged).toBe(0);
       expect(report.matched).toBeGreaterThanOrEqual(4);
     },
+    // The Python demo starts interpreters.
+    120_000,
   );
 
   it("are the scripted runs of the scenarios, with an agent that finished", () => {

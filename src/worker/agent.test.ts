@@ -135,7 +135,7 @@ describe("the agent in the worker", () => {
       expect(status.diverged, status.summary).toBe(0);
       expect(status.done).toBeGreaterThan(2);
     }
-  });
+  }, 120_000);
 
   it("plays at a pace and pauses; the playhead goes back (the workspace with it) and forward; a finished replay plays again", async () => {
     const { api } = await setup();

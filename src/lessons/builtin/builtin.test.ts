@@ -36,7 +36,7 @@ describe("built-in lessons", () => {
       const { failing } = await open(lesson);
       expect((await failing()).length, lesson.id).toBeGreaterThan(0);
     }
-  });
+  }, 120_000);
 });
 
 describe(readingAndSearching.title, () => {

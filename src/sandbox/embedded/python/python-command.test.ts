@@ -20,7 +20,8 @@ beforeAll(async () => {
 
 afterAll(() => pythonRunner()?.dispose());
 
-describe("python3 in the embedded sandbox", () => {
+// Each run starts an interpreter; a loaded machine makes a pytest run take many seconds.
+describe("python3 in the embedded sandbox", { timeout: 120_000 }, () => {
   it("runs -c and prints to stdout", async () => {
     expect(await run("python3 -c 'print(1+2)'")).toMatchObject({ exitCode: 0, stdout: "3\n", stderr: "" });
     expect((await run("python --version")).stdout).toBe(`Python ${EMBEDDED_PYTHON_VERSION}\n`);
@@ -179,7 +180,7 @@ describe("python3 in the embedded sandbox", () => {
   });
 });
 
-describe("python3 against the real CPython", () => {
+describe("python3 against the real CPython", { timeout: 120_000 }, () => {
   const programs = [
     "import json; print(json.dumps({'b': [1, 2.5, None], 'a': 'é'}, sort_keys=True, indent=1))",
     "print(sorted({3, 1, 2}), f'{3.14159:.2f}', 'x'.center(9, '*'), divmod(-7, 2), 2**100)",
@@ -196,7 +197,7 @@ describe("python3 against the real CPython", () => {
   }
 });
 
-describe("pytest in the embedded sandbox", () => {
+describe("pytest in the embedded sandbox", { timeout: 180_000 }, () => {
   const TESTS = {
     "/workspace/proj/calc.py": "def add(a, b):\n    return a - b\n",
     "/workspace/proj/test_calc.py":
