@@ -886,6 +886,19 @@ describe("workspace_info", () => {
     expect(result.data.built_in.map((tool: { name: string }) => tool.name)).toContain("git");
   });
 
+  it("reports the embedded Python, and pytest only once it is installed (its real --version)", async () => {
+    const before = await (await setup()).call("workspace_info");
+    expect(before.data.runtimes.python).toBe("Python 3.13.2");
+    expect(before.data.tools.pytest).toBeNull();
+    pythonRunner()!.setPackages(await debianPytest());
+    try {
+      const after = await (await setup()).call("workspace_info");
+      expect(after.data.tools.pytest).toBe("pytest 7.2.1");
+    } finally {
+      pythonRunner()!.setPackages([]);
+    }
+  }, 120_000);
+
   it("reports commands the backend really has, caches, and probes again with refresh", async () => {
     let tick = 0;
     const runtime = await createEmbeddedRuntime({
