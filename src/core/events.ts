@@ -7,6 +7,8 @@ export interface ToolEvent {
   ts: string;
   session: string;
   type: EventType;
+  /** The log level the dialect's spec gives this record (toolrouter: requests INFO, responses DEBUG). */
+  level?: LogLevel;
   request_id?: string;
   tool?: string;
   params?: unknown;
@@ -17,6 +19,8 @@ export interface ToolEvent {
   approval_wait_sec?: number;
   data?: Record<string, unknown>;
 }
+
+export type LogLevel = "DEBUG" | "INFO" | "WARNING" | "ERROR";
 
 export type EventType =
   | "session_started"

@@ -1,7 +1,7 @@
 import type { Sandbox } from "../sandbox/types.ts";
 import type { ArtifactStore } from "./artifacts.ts";
 import type { ToolFailure } from "./errors.ts";
-import type { Clock, EventType } from "./events.ts";
+import type { Clock, EventType, LogLevel } from "./events.ts";
 import type { JsonSchema } from "./schema.ts";
 import type { ParentSegmentPolicy, ResolveOptions, SymlinkPolicy, WorkspacePath } from "./workspace-path.ts";
 
@@ -102,6 +102,8 @@ export interface Profile {
   symlinks: SymlinkPolicy;
   /** `..` in paths: resolved while it stays inside (default), or refused (a spec that blocks `../`). */
   parentSegments?: ParentSegmentPolicy;
+  /** Log levels the spec gives a call's request and response records, if it names any. */
+  logLevels?: { request: LogLevel; response: LogLevel };
   /** Default approval policy for tools that are not read-only. */
   approval: { write: ApprovalMode; command: ApprovalMode };
   envelope: Envelope;

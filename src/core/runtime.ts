@@ -264,7 +264,9 @@ export class Runtime {
     const startedAt = this.clock.now();
     const started = performance.now();
     const rawParams = (raw.params ?? {}) as Record<string, unknown>;
+    const levels = this.profiles.get(profileName)?.logLevels;
     this.events.emit("tool_call_started", {
+      ...(levels ? { level: levels.request } : {}),
       request_id: requestId,
       tool: raw.tool,
       params: rawParams,
@@ -358,14 +360,14 @@ export class Runtime {
       const envelope = profile.envelope.success(info, data);
       // The dialect's own notion of failure: a baseagent command that exits 1 answers success: false.
       const status = profile.envelope.failed(envelope) ? "error" : "success";
-      return this.finish(info, started, waited, { envelope, status, data, changes });
+      return this.finish(profileName, info, started, waited, { envelope, status, data, changes });
     } catch (error) {
       const failure = asToolFailure(error);
       info = { ...info, endedAt: this.clock.now() };
       const envelope = profile
         ? profile.envelope.failure(info, failure)
         : { status: "error", error: { error_type: failure.code, message: failure.message } };
-      return this.finish(info, started, waited, {
+      return this.finish(profileName, info, started, waited, {
         envelope,
         status: "error",
         failure: {
@@ -398,6 +400,7 @@ export class Runtime {
   }
 
   private finish(
+    profileName: string,
     info: CallInfo,
     started: number,
     waited: { ms: number; asked: boolean },
@@ -406,7 +409,9 @@ export class Runtime {
     const seconds = (ms: number) => Math.round(ms * 1000) / 1_000_000;
     const durationSec = seconds(performance.now() - started - waited.ms);
     const approvalWaitSec = waited.asked ? seconds(waited.ms) : undefined;
+    const levels = this.profiles.get(profileName)?.logLevels;
     this.events.emit("tool_call_finished", {
+      ...(levels ? { level: levels.response } : {}),
       request_id: info.requestId,
       tool: info.tool,
       status: outcome.status,

@@ -633,6 +633,14 @@ describe("exec_command and write_stdin", () => {
     expect(new TextEncoder().encode(result.output as string).length).toBeLessThanOrEqual(64 * 1024);
   });
 
+  it("keep a read that ends the session within 64 KB, the exit line included", async () => {
+    const { call } = await setup();
+    const result = await call("exec_command", { session_id: "big", cmd: "seq 1 40000" });
+    expect(result.truncated).toBe(true);
+    expect(result.output as string).toMatch(/\[process exited with code 0\]\n$/u);
+    expect(new TextEncoder().encode(result.output as string).length).toBeLessThanOrEqual(64 * 1024);
+  });
+
   it("start in workdir, under the boundary", async () => {
     const { call } = await setup({ "sub/x": "" });
     await call("exec_command", { session_id: "s", cmd: "bash", workdir: "sub" });
@@ -709,20 +717,25 @@ describe("shared behaviour", () => {
     expect(result.error?.type).toBe("ApprovalDenied");
   });
 
-  it("logging: each request and its response go to the session's event log", async () => {
+  it("logging: each request (at INFO) and its response (at DEBUG) go to the session's event log", async () => {
     const { call, runtime } = await setup(PROJECT);
     await call("read_file", { path: "README.md" });
     const [started, finished] = runtime.events.all().filter((event) => event.type.startsWith("tool_call"));
     expect(started).toMatchObject({
       type: "tool_call_started",
+      level: "INFO",
       tool: "read_file",
       params: { path: "README.md" },
     });
     expect(finished).toMatchObject({
       type: "tool_call_finished",
+      level: "DEBUG",
       status: "success",
       data: { envelope: { text: "# Project\n", truncated: false } },
     });
+    // Other dialects' specs name no levels: their events carry none.
+    await runtime.call("agentbench", { tool: "list_files", params: {} });
+    expect(runtime.events.all().filter((event) => event.level === undefined).length).toBeGreaterThan(1);
   });
 
   it("errors are {error: {type, message, code}} and nothing else", async () => {

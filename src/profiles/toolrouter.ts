@@ -313,6 +313,9 @@ const shell: ToolSpec<{ command: string; workdir: string | null; timeout_ms: num
 };
 
 /** The output model of both session tools; an exit is reported at the end of the output. */
+/** A session read is cut this much under 64 KB, so that the exit line added after it stays within. */
+const SESSION_READ_BYTES = TOOLROUTER_OUTPUT_LIMIT_BYTES - 64;
+
 function sessionOutput(read: SessionOutput): { output: string; truncated: boolean } {
   const exit = read.exited
     ? `${read.output === "" || read.output.endsWith("\n") ? "" : "\n"}[process exited with code ${read.exitCode}]\n`
@@ -345,7 +348,7 @@ const execCommand: ToolSpec<{ session_id: string; cmd: string; workdir: string |
   async run(params, context) {
     const read = await ptySessions(context).start(context, params.session_id, params.cmd, params.workdir, {
       yieldMs: SESSION_YIELD_MS,
-      maxBytes: TOOLROUTER_OUTPUT_LIMIT_BYTES,
+      maxBytes: SESSION_READ_BYTES,
     });
     return sessionOutput(read);
   },
@@ -373,7 +376,7 @@ const writeStdin: ToolSpec<{ session_id: string; chars: string }> = {
   async run(params, context) {
     const read = await ptySessions(context).write(params.session_id, params.chars, {
       yieldMs: SESSION_YIELD_MS,
-      maxBytes: TOOLROUTER_OUTPUT_LIMIT_BYTES,
+      maxBytes: SESSION_READ_BYTES,
     });
     return sessionOutput(read);
   },
@@ -428,6 +431,8 @@ export const toolrouter: Profile = {
   ],
   // FsBoundary resolves a path (symlinks included) and refuses what lands outside the root.
   symlinks: "inside",
+  // "Logging: Requests at INFO, responses at DEBUG in the session log."
+  logLevels: { request: "INFO", response: "DEBUG" },
   approval: { write: "ask", command: "ask" },
   envelope: {
     // A non-zero returncode is a result, not an error: only an `error` object fails a call.
