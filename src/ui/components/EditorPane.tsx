@@ -63,6 +63,8 @@ export function EditorPane() {
       minimap: { enabled: false },
       fontSize: 13,
       ariaLabel: "File editor",
+      // Monaco dims the number of the line after a final newline below WCAG AA contrast.
+      renderFinalNewline: "on",
     });
     created.addCommand(monaco.monaco.KeyMod.CtrlCmd | monaco.monaco.KeyCode.KeyS, () => save.current());
     let saving: ReturnType<typeof setTimeout> | undefined;

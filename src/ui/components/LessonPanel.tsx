@@ -46,7 +46,8 @@ export function LessonPanel() {
               : "not checked yet"}
         </span>
       </header>
-      <div className="lesson-body">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard */}
+      <section className="lesson-body" tabIndex={0} aria-label="Instructions and checks">
         <div className="lesson-instructions" data-testid="lesson-instructions">
           <SafeMarkdown text={lesson.instructions} />
         </div>
@@ -71,7 +72,7 @@ export function LessonPanel() {
             ))}
           </ol>
         )}
-      </div>
+      </section>
       <div className="toolbar lesson-actions">
         <button
           type="button"

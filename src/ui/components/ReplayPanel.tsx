@@ -46,7 +46,8 @@ export function ReplayPanel() {
           {replay.done}/{replay.steps.length} · {replay.matched} matched · {replay.diverged} diverged
         </span>
       </header>
-      <div className="lesson-body">
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard */}
+      <section className="lesson-body" tabIndex={0} aria-label="Recorded calls">
         <p>
           <strong>{replay.title}</strong>
           {replay.recordedWith && <span className="count"> recorded with {replay.recordedWith}</span>}
@@ -89,7 +90,7 @@ export function ReplayPanel() {
             <Transcript entries={replay.transcript} />
           </details>
         )}
-      </div>
+      </section>
       <div className="replay-controls lesson-actions">
         <label className="playhead">
           <span className="visually-hidden">Playhead: steps replayed</span>

@@ -213,7 +213,14 @@ export function ToolConsole() {
         </p>
       )}
       {outcome && (
-        <div className="result" aria-live="polite" data-testid="console-result">
+        <section
+          className="result"
+          aria-live="polite"
+          data-testid="console-result"
+          // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard
+          tabIndex={0}
+          aria-label="Result"
+        >
           <p className="result-line">
             <span className={`status ${outcome.status}`} data-testid="console-status">
               {outcome.status}
@@ -229,7 +236,7 @@ export function ToolConsole() {
             {outcome.changes.length > 0 ? ` · ${outcome.changes.length} paths changed` : ""}
           </p>
           <pre data-testid="console-envelope">{pretty(outcome.envelope)}</pre>
-        </div>
+        </section>
       )}
     </section>
   );
