@@ -1,11 +1,14 @@
-/** Median wall time of `runs` runs after `warmup` unmeasured ones (ms). */
-export async function medianMs(run: () => unknown, runs = 5, warmup = 1): Promise<number> {
+/**
+ * Median wall time of `runs` runs after `warmup` unmeasured ones (ms). With `timed`, each run
+ * returns its own time (to leave its set-up out).
+ */
+export async function medianMs(run: () => unknown, runs = 5, warmup = 1, timed = false): Promise<number> {
   for (let i = 0; i < warmup; i++) await run();
   const times: number[] = [];
   for (let i = 0; i < runs; i++) {
     const started = performance.now();
-    await run();
-    times.push(performance.now() - started);
+    const own = await run();
+    times.push(timed ? (own as number) : performance.now() - started);
   }
   times.sort((a, b) => a - b);
   return times[Math.floor(times.length / 2)]!;

@@ -132,7 +132,7 @@ const workspaceInfo: AnyTool = {
 const symbolsIndex: AnyTool = {
   name: "symbols_index",
   description:
-    "Search for symbols (functions, classes, variables) by name across the workspace. Files are pre-filtered by containing the name, then parsed: Python with a Python parser (@lezer/python), TypeScript/JavaScript with the TypeScript compiler's parser. Module-level and class-level definitions are found (locals are not); interfaces, types and enums count as class, methods as function. Results within 2 seconds on repos up to 100k lines; parsed files are cached.",
+    "Search for symbols (functions, classes, variables) by name across the workspace. A file is parsed only when the name occurs in it where a definition may be (an import, a call or a member access cannot be one): Python with a Python parser (@lezer/python), TypeScript/JavaScript with the TypeScript compiler's parser. Module-level and class-level definitions are found (locals are not); interfaces, types and enums count as class, methods as function. Results within 2 seconds on repos up to 100k lines; each file is parsed once per content.",
   inputSchema: {
     type: "object",
     properties: {

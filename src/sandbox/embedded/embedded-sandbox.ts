@@ -115,10 +115,15 @@ export class EmbeddedSandbox implements Sandbox {
   }
 
   async writeFile(path: string, data: Uint8Array | string): Promise<void> {
-    const target = await this.followSymlinks(path);
-    await this.requireDirectory(parentOf(target), path);
-    const existing = await this.lstatOrNull(target);
-    if (existing?.type === "directory") throw new SandboxError("EISDIR", path);
+    const found = await this.lstatOrNull(path);
+    let target = path;
+    if (found?.type === "symlink") {
+      target = await this.followSymlinks(path);
+      await this.requireDirectory(parentOf(target), path);
+      if ((await this.lstatOrNull(target))?.type === "directory") throw new SandboxError("EISDIR", path);
+    } else if (found?.type === "directory") throw new SandboxError("EISDIR", path);
+    // An existing file's folder exists; a new file's must.
+    else if (!found) await this.requireDirectory(parentOf(path), path);
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data.slice();
     await withFsErrors(path, () => this.fs.writeFile(target, bytes));
   }
