@@ -1,4 +1,4 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
 import { ToolFailure } from "./errors.ts";
 
 /** A JSON Schema object, as the dialects print them. */
@@ -19,11 +19,20 @@ export type JsonSchema = {
 };
 
 /**
- * Made on the first validation, not when the worker starts. The tools' schemas are checked against
- * JSON Schema's meta-schema by the tests (schema.test.ts), so the runtime skips compiling the
- * meta-schema, which cost more than the rest of the worker's start.
+ * Ajv is loaded and made on the first validation (or when a host warms it up), not when the worker
+ * starts: its own start cost more than the rest of the worker's. The tools' schemas are checked
+ * against JSON Schema's meta-schema by the tests (profiles/schemas.test.ts), so the runtime skips
+ * compiling the meta-schema.
  */
-let ajv: Ajv | undefined;
+let ajv: Promise<Ajv> | undefined;
+
+export function loadValidator(): Promise<Ajv> {
+  ajv ??= import("ajv").then(
+    ({ default: Ajv }) =>
+      new Ajv({ allErrors: true, useDefaults: true, strict: false, meta: false, validateSchema: false }),
+  );
+  return ajv;
+}
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 /**
@@ -41,17 +50,10 @@ export function validationSchema(schema: JsonSchema): JsonSchema {
  * Validates params against a tool's schema and fills in defaults. Returns a fresh object;
  * throws invalid_params with every problem in one message, phrased for the model to fix.
  */
-export function validateParams(schema: JsonSchema, params: unknown): Record<string, unknown> {
+export async function validateParams(schema: JsonSchema, params: unknown): Promise<Record<string, unknown>> {
   let validate = compiled.get(schema);
   if (!validate) {
-    ajv ??= new Ajv({
-      allErrors: true,
-      useDefaults: true,
-      strict: false,
-      meta: false,
-      validateSchema: false,
-    });
-    validate = ajv.compile(validationSchema(schema));
+    validate = (await loadValidator()).compile(validationSchema(schema));
     compiled.set(schema, validate);
   }
   if (params === undefined || params === null) params = {};

@@ -4,9 +4,10 @@ import type { FetchLike, ProviderSettings } from "../agent/provider.ts";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
+import { loadValidator } from "../core/schema.ts";
 import { createToolContext } from "../core/tool-context.ts";
 import { createEmbeddedSandbox } from "../host/create-runtime.ts";
-import { checkLesson, type Lesson } from "../lessons/lesson.ts";
+import type { Lesson } from "../lessons/lesson.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
 import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
@@ -241,6 +242,8 @@ export function createWorkerApi(
      * and have calls that come before the first boot wait for it rather than fail.
      */
     eager?: boolean;
+    /** The store, already being opened by the worker's first module. */
+    store?: Promise<WorkspaceStore>;
   } = {},
 ): WorkerApi {
   let store: WorkspaceStore | undefined;
@@ -278,7 +281,7 @@ export function createWorkerApi(
   let opening: Promise<WorkspaceStore> | undefined;
   const openStore = (): Promise<WorkspaceStore> => {
     opening ??= (async () => {
-      const opened = await WorkspaceStore.open(options.database);
+      const opened = await (options.store ?? WorkspaceStore.open(options.database));
       settings = { ...DEFAULT_SETTINGS, ...(await opened.getSetting<Settings>("settings")) };
       store = opened;
       return opened;
@@ -288,7 +291,11 @@ export function createWorkerApi(
     });
     return opening;
   };
-  if (options.eager) void openStore().catch(() => undefined);
+  if (options.eager) {
+    void openStore().catch(() => undefined);
+    // Loaded while the store opens: the first call validates its params with it.
+    void loadValidator().catch(() => undefined);
+  }
   const current = (): WorkspaceSession => {
     if (!session) throw new Error("No workspace is open yet; call boot() first.");
     return session;
@@ -588,6 +595,7 @@ export function createWorkerApi(
 
     lessons: proxy({
       async open(lesson) {
+        const { checkLesson } = await import("../lessons/lesson.ts");
         const checked = checkLesson(lesson);
         const existing = (await requireStore().listWorkspaces()).find(
           (meta) => meta.origin === lessonOrigin(checked.id),

@@ -1,6 +1,6 @@
 import type { ToolEvent } from "../core/events.ts";
 import type { CheckResult } from "../lessons/checks.ts";
-import { checkLesson, type Lesson } from "../lessons/lesson.ts";
+import type { Lesson } from "../lessons/lesson.ts";
 import { LessonRun, type LessonRunState } from "../lessons/lesson-run.ts";
 import type { WorkspaceStore } from "./store.ts";
 import type { WorkspaceSession } from "./workspace-session.ts";
@@ -86,6 +86,8 @@ export class LessonHost {
     this.detach();
     const stored = await this.store.getSetting<StoredLesson>(lessonKey(session.meta.id));
     if (!stored) return;
+    // The lesson module (and Ajv, which checks lessons) loads when a workspace has a lesson.
+    const { checkLesson } = await import("../lessons/lesson.ts");
     this.run = LessonRun.attach(checkLesson(stored.lesson), session.runtime, stored.state);
     this.results = stored.results;
     this.byAgent = stored.byAgent === true;

@@ -1,15 +1,28 @@
 import { expose } from "comlink";
-import { browserPythonPlatform } from "../sandbox/embedded/python/browser-platform.ts";
-import { PythonRunner, setPythonRunner } from "../sandbox/embedded/python/index.ts";
-import { createWorkerApi } from "./api.ts";
+import type { WorkerApi } from "./api.ts";
+import { WorkspaceStore } from "./store.ts";
+import { whenLoaded } from "./when-loaded.ts";
 
-// python3 runs in Web Workers of its own, started (and CPython fetched) on the first run only.
-let python: PythonRunner | null = null;
-setPythonRunner(() => {
-  python ??= new PythonRunner(browserPythonPlatform());
-  return python;
-});
-
-/** The dedicated module Worker: the runtime, the sandbox (or its port) and the store live here. */
+/**
+ * The dedicated module Worker: the runtime, the sandbox (or its port) and the store live here.
+ * This first module is small: it opens the store and answers messages at once, while the runtime
+ * (2 MB of the shell, the tools and the profiles) downloads and compiles; calls wait for it.
+ */
 performance.mark("toolroom:worker");
-expose(createWorkerApi({ eager: true }));
+const store = WorkspaceStore.open();
+store.catch(() => undefined);
+const api = Promise.all([
+  import("./api.ts"),
+  import("../sandbox/embedded/python/index.ts"),
+  import("../sandbox/embedded/python/browser-platform.ts"),
+]).then(([{ createWorkerApi }, { PythonRunner, setPythonRunner }, { browserPythonPlatform }]) => {
+  // python3 runs in Web Workers of its own, started (and CPython fetched) on the first run only.
+  let python: InstanceType<typeof PythonRunner> | null = null;
+  setPythonRunner(() => {
+    python ??= new PythonRunner(browserPythonPlatform());
+    return python;
+  });
+  performance.mark("toolroom:runtime-loaded");
+  return createWorkerApi({ eager: true, store });
+});
+expose(whenLoaded<WorkerApi>(api));
