@@ -17,9 +17,13 @@ import { writePng } from "../test-support/images.ts";
 
 const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
 
-function toolroom(args: string[], stdin = ""): Promise<{ code: number; stdout: string; stderr: string }> {
+function toolroom(
+  args: string[],
+  stdin = "",
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(BIN, args, { stdio: ["pipe", "pipe", "pipe"], env });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (chunk) => {
@@ -51,6 +55,26 @@ const parse = (stdout: string) =>
     .map((line) => JSON.parse(line));
 
 describe("toolroom batch", () => {
+  it("commits as the user's own git config says when the repository names nobody", async () => {
+    const dir = workspace({ "a.txt": "a\n" });
+    const home = mkdtempSync(join(tmpdir(), "toolroom-home-"));
+    writeFileSync(
+      join(home, ".gitconfig"),
+      '[core]\n\tx = 1\n[user]\n\tname = "Ada Lovelace" # the user\n\temail = ada@example.com\n',
+    );
+    const { stdout } = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "coding-agent"],
+      lines([
+        { tool: "shell", params: { command: "git init -q" } },
+        { tool: "git_commit", params: { message: "a", confirmed: true, paths: ["a.txt"], signoff: true } },
+      ]),
+      { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, "none") },
+    );
+    const commit = parse(stdout)[1];
+    expect(commit.ok, commit.message).toBe(true);
+    expect(commit.data.message).toContain("Signed-off-by: Ada Lovelace <ada@example.com>");
+  });
+
   it("keeps the folder's modification times: baseagent grep_files lists the newest file first", async () => {
     const dir = workspace({ "a.py": "token = 1\n", "b.py": "token = 2\n", "c.py": "token = 3\n" });
     // b is the newest, then c, then a: neither name order nor load order.

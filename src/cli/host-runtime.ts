@@ -11,6 +11,7 @@ import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
 import { createPythonCommands } from "../sandbox/embedded/python/index.ts";
 import { diffSnapshots } from "../sandbox/snapshot.ts";
 import { readHostFolder, writeBackChanges } from "./host-folder.ts";
+import { hostGitIdentity } from "./host-git-identity.ts";
 
 export interface HostRuntimeOptions {
   /** The folder on disk loaded into the embedded sandbox. */
@@ -68,7 +69,8 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
     approver: async () => (options.approve === "auto" ? "allow" : "deny"),
     // deny: every tool that writes or runs commands is refused by policy, in every profile.
     ...(options.approve === "deny" ? { approvalOverrides: denyChanges(PROFILES) } : {}),
-    settings: { networkAllowList: options.networkAllowList },
+    // Commits name the user as their own git config does when the repository's names nobody.
+    settings: { networkAllowList: options.networkAllowList, gitIdentity: await hostGitIdentity() },
     fetch: (input, init) => fetch(input, init),
   });
   let events: WriteStream | undefined;

@@ -40,6 +40,8 @@ export interface ToolContext {
 export interface RuntimeSettings {
   /** URL prefixes the network tools may reach; empty means the network is off. */
   networkAllowList: string[];
+  /** The user's own git identity (their global git config), for commits where the repository names none. */
+  gitIdentity?: { name?: string; email?: string };
 }
 
 /** One tool of one dialect: its printed schema, and an adapter from the dialect onto capabilities. */
@@ -57,6 +59,11 @@ export interface ToolSpec<Params = Record<string, unknown>> {
   deadlineMs: number | ((params: Params) => number);
   /** Params that hold workspace paths: checked before approval so escapes fail fast. */
   pathParams?: string[];
+  /**
+   * A check on the params as sent, before schema validation: for a refusal the spec names that must
+   * win over a schema error (git_commit's confirmation: missing or not `true` is CONFIRMATION_REQUIRED).
+   */
+  checkSent?(params: Record<string, unknown>): void;
   /** The tool's own policy check (safe_shell's patterns), run with the guards, before approval. */
   guard?(params: Params, context: { sandbox: Sandbox }): void | Promise<void>;
   run(params: Params, context: ToolContext): Promise<unknown>;

@@ -296,6 +296,7 @@ export class Runtime {
           `Unknown tool "${raw.tool}" in the ${profile.name} profile. Tools: ${profile.tools.map((t) => t.name).join(", ")}.`,
         );
       }
+      tool.checkSent?.(rawParams);
       const params = await validateParams(tool.inputSchema, rawParams);
       info = { ...info, params };
       for (const name of tool.pathParams ?? []) {

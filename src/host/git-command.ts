@@ -6,8 +6,9 @@ import type { Sandbox } from "../sandbox/types.ts";
 import { gitCommit, initGitDir, stagePaths } from "../tools/git/commit.ts";
 import { gitDiff } from "../tools/git/diff.ts";
 import { loadGit } from "../tools/git/load.ts";
-import { headCommit, openRepo, repoAt } from "../tools/git/repo.ts";
+import { openRepo, repoAt } from "../tools/git/repo.ts";
 import { type FileChange, gitStatus } from "../tools/git/status.ts";
+import { gitLog, gitShow, renamedName, statBlock } from "./git-log.ts";
 
 type Result = { stdout: string; stderr: string; exitCode: number };
 const ok = (stdout: string): Result => ({ stdout, stderr: "", exitCode: 0 });
@@ -17,6 +18,7 @@ export const GIT_SUBCOMMANDS = [
   "status",
   "diff",
   "log",
+  "show",
   "add",
   "commit",
   "init",
@@ -39,7 +41,7 @@ const WORD: Record<FileChange["status"], string> = {
 
 /**
  * `git` for the embedded shell, on the same isomorphic-git code as the git tools: status, diff,
- * log, add, commit, init, rev-parse and branch, printing what native git prints for the common
+ * log, show, add, commit, init, rev-parse and branch, printing what native git prints for the common
  * cases, so `git status` or `git diff` typed into any dialect's shell tool works in a browser.
  */
 export function gitShellCommand(getSandbox: () => Sandbox, clock?: Clock): Command {
@@ -84,7 +86,9 @@ export function gitShellCommand(getSandbox: () => Sandbox, clock?: Clock): Comma
         case "diff":
           return await diff(context, rest, fromRoot);
         case "log":
-          return await log(context, rest);
+          return await gitLog(context, rest);
+        case "show":
+          return await gitShow(context, rest);
         case "add": {
           const paths = rest.filter((arg) => !arg.startsWith("-")).map(fromRoot);
           if (rest.includes("-A") || rest.includes("--all")) paths.push(".");
@@ -190,11 +194,8 @@ async function diff(context: Context, args: string[], fromRoot: (path: string) =
   const nameOnly = before.includes("--name-only");
   const nameStatus = before.includes("--name-status");
   const numstat = before.includes("--numstat");
-  if (before.includes("--stat") || before.includes("--shortstat")) {
-    return fail(
-      "git diff --stat is not supported by Toolroom's built-in git; use --numstat, or the git_diff tool's per-file counts.\n",
-    );
-  }
+  const stat = before.includes("--stat");
+  const shortstat = before.includes("--shortstat");
   const revisions: string[] = [];
   for (const arg of before.filter((word) => !word.startsWith("-"))) {
     const exists = await context.sandbox
@@ -212,6 +213,8 @@ async function diff(context: Context, args: string[], fromRoot: (path: string) =
     ...(range[1] ? { targetRef: range[1] } : {}),
   });
   const letters: Record<string, string> = { added: "A", modified: "M", deleted: "D", renamed: "R" };
+  if (stat) return ok(statBlock(result.files_changed));
+  if (shortstat) return ok(statBlock(result.files_changed).split("\n").slice(-2).join("\n"));
   if (nameOnly) return ok(result.files_changed.map((file) => `${file.path}\n`).join(""));
   if (nameStatus)
     return ok(
@@ -227,79 +230,11 @@ async function diff(context: Context, args: string[], fromRoot: (path: string) =
       result.files_changed
         .map((file) => {
           const counts = file.binary ? "-\t-" : `${file.additions}\t${file.deletions}`;
-          return `${counts}\t${file.old_path ? renamed(file.old_path, file.path) : file.path}\n`;
+          return `${counts}\t${file.old_path ? renamedName(file.old_path, file.path) : file.path}\n`;
         })
         .join(""),
     );
   return ok(result.diff_text);
-}
-
-/** A rename as git prints it in --numstat and --stat: the common folders outside braces, "src/{a.py => b.py}". */
-export function renamed(from: string, to: string): string {
-  let prefix = 0;
-  for (let i = 0; i < from.length && i < to.length && from[i] === to[i]; i++)
-    if (from[i] === "/") prefix = i + 1;
-  let suffix = 0;
-  const adjust = prefix ? 1 : 0;
-  for (
-    let i = from.length - 1, j = to.length - 1;
-    i >= prefix - adjust && j >= prefix - adjust && from[i] === to[j];
-    i--, j--
-  ) {
-    if (from[i] === "/") suffix = from.length - i;
-  }
-  const middleFrom = from.slice(prefix, Math.max(prefix, from.length - suffix));
-  const middleTo = to.slice(prefix, Math.max(prefix, to.length - suffix));
-  if (prefix + suffix === 0) return `${middleFrom} => ${middleTo}`;
-  return `${from.slice(0, prefix)}{${middleFrom} => ${middleTo}}${from.slice(from.length - suffix)}`;
-}
-
-const DAYS = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-
-/** git's default date format: "Mon Jan 1 00:00:00 2024 +0000", in the author's own timezone. */
-function gitDate(timestamp: number, timezoneOffset: number): string {
-  const local = new Date((timestamp - timezoneOffset * 60) * 1000);
-  const pad = (n: number) => String(n).padStart(2, "0");
-  const offset = -timezoneOffset;
-  const zone = `${offset >= 0 ? "+" : "-"}${pad(Math.floor(Math.abs(offset) / 60))}${pad(Math.abs(offset) % 60)}`;
-  return `${DAYS[local.getUTCDay()]} ${MONTHS[local.getUTCMonth()]} ${local.getUTCDate()} ${pad(local.getUTCHours())}:${pad(local.getUTCMinutes())}:${pad(local.getUTCSeconds())} ${local.getUTCFullYear()} ${zone}`;
-}
-
-async function log(context: Context, args: string[]): Promise<Result> {
-  const repo = await openRepo(context);
-  if (!(await headCommit(repo)))
-    return fail("fatal: your current branch 'main' does not have any commits yet\n", 128);
-  let depth: number | undefined;
-  let ref = "HEAD";
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "-n") depth = Number(args[++i]);
-    else if (/^-\d+$/u.test(arg)) depth = Number(arg.slice(1));
-    else if (arg.startsWith("--max-count=")) depth = Number(arg.slice(12));
-    else if (!arg.startsWith("-")) ref = arg;
-  }
-  const oneline = args.includes("--oneline");
-  const entries = await repo.git.log({
-    fs: repo.fs,
-    dir: repo.dir,
-    cache: repo.cache,
-    ref,
-    ...(depth ? { depth } : {}),
-  });
-  return ok(
-    entries
-      .map(({ oid, commit }) => {
-        if (oneline) return `${oid.slice(0, 7)} ${commit.message.split("\n")[0]}\n`;
-        const body = commit.message
-          .replace(/\n+$/u, "")
-          .split("\n")
-          .map((line) => `    ${line}`)
-          .join("\n");
-        return `commit ${oid}\nAuthor: ${commit.author.name} <${commit.author.email}>\nDate:   ${gitDate(commit.author.timestamp, commit.author.timezoneOffset)}\n\n${body}\n`;
-      })
-      .join(oneline ? "" : "\n"),
-  );
 }
 
 async function commit(context: Context, args: string[]): Promise<Result> {

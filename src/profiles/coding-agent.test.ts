@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type CustomCommand, defineCommand } from "just-bash";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RuntimeSettings } from "../core/profile.ts";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
 import { registerNodeAssets } from "../host/node-assets.ts";
 import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
@@ -26,7 +27,7 @@ type Result = {
 
 async function setup(
   files: Record<string, string> = {},
-  options: { gitInit?: boolean; commands?: CustomCommand[] } = {},
+  options: { gitInit?: boolean; commands?: CustomCommand[]; settings?: Partial<RuntimeSettings> } = {},
 ) {
   const { commands, ...rest } = options;
   const runtime = await createEmbeddedRuntime({
@@ -1001,6 +1002,19 @@ describe("git_diff", () => {
     ]);
     expect((await call("git_diff", { base_ref: "no-such-branch" })).error_code).toBe("GIT_ERROR");
   });
+
+  it("sends pathspec through the path guard", async () => {
+    const { call } = await setup(PROJECT, { gitInit: true });
+    await call("file_write", { path: "src/app.py", content: "print(2)\n" });
+    for (const pathspec of [["../x"], ["/etc/passwd"], ["src", "../../secret"]]) {
+      expect((await call("git_diff", { pathspec })).error_code, pathspec.join()).toBe("PATH_ESCAPE");
+    }
+    const inside = await call("git_diff", { pathspec: ["docs/../src"] });
+    expect(inside.data.files_changed.map((f: { path: string }) => f.path)).toEqual(["src/app.py"]);
+    expect((await call("git_diff", { pathspec: ["/workspace/src/*.py"] })).data.files_changed).toHaveLength(
+      1,
+    );
+  });
 });
 
 describe("git_commit", () => {
@@ -1009,8 +1023,31 @@ describe("git_commit", () => {
     await call("file_write", { path: "a.txt", content: "a\n" });
     const refused = await call("git_commit", { message: "x", confirmed: false, paths: ["a.txt"] });
     expect(refused).toMatchObject({ ok: false, error_code: "CONFIRMATION_REQUIRED" });
-    expect((await call("git_commit", { message: "x", paths: ["a.txt"] })).error_code).toBe("INVALID_PARAMS");
+    // Left out, or not a boolean: still the confirmation the spec names, not a schema error.
+    for (const confirmed of [undefined, "yes", "true", 1, null]) {
+      const result = await call("git_commit", { message: "x", paths: ["a.txt"], confirmed });
+      expect(result.error_code, String(confirmed)).toBe("CONFIRMATION_REQUIRED");
+    }
     expect((await call("git_status")).data.untracked).toEqual(["a.txt"]);
+  });
+
+  it("commits as the repository's git config says, else the user's (settings), else the fallback", async () => {
+    const { call, sandbox } = await setup(PROJECT, {
+      gitInit: true,
+      settings: { gitIdentity: { name: "Ada Lovelace", email: "ada@example.com" } },
+    });
+    await call("file_write", { path: "a.txt", content: "a\n" });
+    const user = await call("git_commit", { message: "a", confirmed: true, paths: ["a.txt"], signoff: true });
+    expect(user.data.message).toContain("Signed-off-by: Ada Lovelace <ada@example.com>");
+    expect(user.warnings).toEqual([]);
+    const config = new TextDecoder().decode(await sandbox.readFile("/workspace/.git/config"));
+    await sandbox.writeFile(
+      "/workspace/.git/config",
+      `${config}[user]\n\tname = Grace Hopper\n\temail = grace@example.com\n`,
+    );
+    await call("file_write", { path: "b.txt", content: "b\n" });
+    const repo = await call("git_commit", { message: "b", confirmed: true, paths: ["b.txt"], signoff: true });
+    expect(repo.data.message).toContain("Signed-off-by: Grace Hopper <grace@example.com>");
   });
 
   it("stages paths first and returns {committed, commit_hash, files_committed, message}; signoff adds the trailer", async () => {

@@ -1,5 +1,6 @@
 import { stepNumber } from "../../core/artifacts.ts";
 import { isToolFailure, ToolFailure } from "../../core/errors.ts";
+import { normalizeWorkspacePath } from "../../core/workspace-path.ts";
 import { gitCommit } from "../../tools/git/commit.ts";
 import { gitDiff } from "../../tools/git/diff.ts";
 import { gitStatus } from "../../tools/git/status.ts";
@@ -172,9 +173,12 @@ const gitDiffTool: AnyTool = {
     params: { staged: boolean; pathspec?: string[]; base_ref?: string; target_ref?: string },
     context,
   ) {
+    // Each pathspec goes through the path guard: inside the workspace, as a workspace-relative path.
+    const root = context.sandbox.workspaceRoot;
+    const pathspec = params.pathspec?.map((spec) => normalizeWorkspacePath(spec, root, "pathspec") || ".");
     const diff = await gitDiff(context, {
       staged: params.staged,
-      ...(params.pathspec ? { pathspec: params.pathspec } : {}),
+      ...(pathspec ? { pathspec } : {}),
       ...(params.base_ref ? { baseRef: params.base_ref } : {}),
       ...(params.target_ref ? { targetRef: params.target_ref } : {}),
     });
@@ -236,7 +240,7 @@ const gitCommitTool: AnyTool = {
   },
   kind: "write",
   deadlineMs: 60_000,
-  guard(params: { confirmed: boolean }) {
+  checkSent(params: { confirmed?: unknown }) {
     if (params.confirmed !== true) {
       throw new ToolFailure(
         "confirmation_required",

@@ -50,7 +50,8 @@ export async function stagedChanges(repo: Repo): Promise<FileChange[]> {
 /** Who commits when the repository's config does not say. */
 export const DEFAULT_IDENTITY = { name: "Toolroom Agent", email: "agent@toolroom.local" };
 
-type Clocked = Pick<ToolContext, "sandbox" | "services" | "clock" | "resolve" | "signal">;
+type Clocked = Pick<ToolContext, "sandbox" | "services" | "clock" | "resolve" | "signal"> &
+  Partial<Pick<ToolContext, "settings">>;
 
 /** Stages `paths` (if any), then commits the index: nothing_to_commit when it equals HEAD. */
 export async function gitCommit(context: Clocked, options: CommitOptions): Promise<CommitResult> {
@@ -73,10 +74,10 @@ export async function gitCommit(context: Clocked, options: CommitOptions): Promi
         { unstaged: status.unstaged.length, untracked: status.untracked.length },
       );
     }
-    const identity = await identityOf(repo);
+    const identity = await identityOf(repo, context.settings?.gitIdentity);
     if (identity.defaulted)
       warnings.push(
-        `No user.name/user.email in .git/config; committed as ${identity.name} <${identity.email}>.`,
+        `No user.name/user.email in the repository's git config or yours; committed as ${identity.name} <${identity.email}>.`,
       );
     let message = cleanMessage(options.message);
     if (options.signoff) message = withSignoff(message, `${identity.name} <${identity.email}>`);
@@ -263,13 +264,17 @@ export async function writeIndexTrees(repo: RepoFiles, entries: IndexEntry[]): P
   return ids.get("")!;
 }
 
-async function identityOf(repo: Repo): Promise<{ name: string; email: string; defaulted: boolean }> {
+/** As git: the repository's config, then the user's own (the host hands it over), then our fallback. */
+async function identityOf(
+  repo: Repo,
+  user: { name?: string; email?: string } | undefined,
+): Promise<{ name: string; email: string; defaulted: boolean }> {
   const get = async (path: string) =>
     (await repo.git.getConfig({ fs: repo.fs, dir: repo.dir, path }).catch(() => undefined)) as
       | string
       | undefined;
-  const name = await get("user.name");
-  const email = await get("user.email");
+  const name = (await get("user.name")) || user?.name || undefined;
+  const email = (await get("user.email")) || user?.email || undefined;
   return {
     name: name ?? DEFAULT_IDENTITY.name,
     email: email ?? DEFAULT_IDENTITY.email,

@@ -48,6 +48,9 @@ interface Version {
 }
 
 const ZERO = "0000000";
+
+/** git's empty tree: diffing from it shows a root commit's whole content as added. */
+export const EMPTY_TREE_ID = "4b825dc642cb6eb9a060e54bf8d69288fbee4904";
 const abbrev = (oid: string) => oid.slice(0, 7);
 
 /**
@@ -64,7 +67,7 @@ export async function gitDiff(
   const repo = await openRepo(context);
   const head = await headCommit(repo);
   const tree = async (ref: string): Promise<Side> => {
-    if (ref === "HEAD" && head === null) return { kind: "tree", ref, oid: null };
+    if ((ref === "HEAD" && head === null) || ref === EMPTY_TREE_ID) return { kind: "tree", ref, oid: null };
     return { kind: "tree", ref, oid: await resolveRevision(repo, ref) };
   };
   let before: Side;
