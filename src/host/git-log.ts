@@ -37,7 +37,12 @@ type Output = { patch: boolean; stat: boolean; nameOnly: boolean; nameStatus: bo
 
 /** How a commit is printed: a built-in format, or a user format (format: separates, tformat: terminates). */
 type Pretty =
-  | { kind: "builtin"; name: "oneline" | "short" | "medium" | "full" | "fuller" }
+  | {
+      kind: "builtin";
+      name: "oneline" | "short" | "medium" | "full" | "fuller";
+      /** --oneline is --pretty=oneline --abbrev-commit. */
+      abbrev?: boolean;
+    }
   | {
       kind: "user";
       template: string;
