@@ -50,11 +50,16 @@ describe("pythonSymbols", () => {
       { symbol: "Foo", kind: "class", line: 7, detail: undefined, container: undefined },
       { symbol: "attr", kind: "variable", line: 8, detail: "attribute", container: "Foo" },
       { symbol: "method", kind: "function", line: 10, detail: "method", container: "Foo" },
-      { symbol: "inner", kind: "function", line: 12, detail: undefined, container: "method" },
       { symbol: "prop", kind: "function", line: 17, detail: "method", container: "Foo" },
       { symbol: "bar", kind: "function", line: 20, detail: undefined, container: undefined },
       { symbol: "windows_only", kind: "function", line: 24, detail: undefined, container: undefined },
     ]);
+  });
+
+  it("leaves out functions and classes defined inside a function: they are locals", () => {
+    const source =
+      "def outer():\n    def helper():\n        def deeper():\n            pass\n    class Local:\n        def m(self):\n            pass\n    return helper\n";
+    expect(pythonSymbols(parser, source).map((symbol) => symbol.symbol)).toEqual(["outer"]);
   });
 
   it("recovers from syntax errors and marks what it recovered", () => {
@@ -102,6 +107,32 @@ describe("typescriptSymbols", () => {
       ["T", "class", 12, "type"],
       ["E", "class", 13, "enum"],
       ["v", "variable", 14, undefined],
+    ]);
+  });
+
+  it("leaves out declarations inside functions; names destructured at module level count", () => {
+    const source = [
+      "export function outer() {",
+      "  function helper() {}",
+      "  class Local { m() {} }",
+      "  const { hidden } = obj;",
+      "  return helper;",
+      "}",
+      "const arrow = () => { function inArrow() {} };",
+      "export const { alpha, beta: renamed, ...rest } = config;",
+      "const [first, [second], { third = 3 }] = list;",
+    ].join("\n");
+    expect(
+      typescriptSymbols(ts, source, "m.ts").map(({ symbol, kind, line }) => [symbol, kind, line]),
+    ).toEqual([
+      ["outer", "function", 1],
+      ["arrow", "function", 7],
+      ["alpha", "variable", 8],
+      ["renamed", "variable", 8],
+      ["rest", "variable", 8],
+      ["first", "variable", 9],
+      ["second", "variable", 9],
+      ["third", "variable", 9],
     ]);
   });
 

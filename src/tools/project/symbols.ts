@@ -100,7 +100,9 @@ export function pythonSymbols(pythonParser: PythonParser, text: string): SymbolD
       if (node.name === "FunctionDefinition" || node.name === "ClassDefinition") {
         const nameNode = node.node.getChild("VariableName");
         const scope = scopes[scopes.length - 1];
-        if (nameNode) {
+        // Anything defined inside a function is a local, however deep: not a module-level symbol.
+        const local = scopes.some((outer) => outer.kind === "function");
+        if (nameNode && !local) {
           const isClass = node.name === "ClassDefinition";
           symbols.push({
             symbol: text.slice(nameNode.from, nameNode.to),
@@ -194,9 +196,20 @@ export function typescriptSymbols(ts: TypeScript, text: string, path = "a.ts"): 
     inFunction: boolean,
     container: string | undefined,
   ): void => {
+    // Declarations inside a function are locals: walked (for what they contain) but not listed.
     if (ts.isFunctionDeclaration(node)) {
-      add(node.name, "function", node, container ? { container } : {});
+      if (!inFunction) add(node.name, "function", node, container ? { container } : {});
       ts.forEachChild(node, (child) => visit(child, true, undefined));
+      return;
+    }
+    if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && inFunction) {
+      ts.forEachChild(node, (child) => visit(child, true, undefined));
+      return;
+    }
+    if (
+      inFunction &&
+      (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node))
+    ) {
       return;
     }
     if (ts.isClassDeclaration(node) || ts.isClassExpression(node)) {
@@ -243,12 +256,22 @@ export function typescriptSymbols(ts: TypeScript, text: string, path = "a.ts"): 
           initializer !== undefined &&
           (ts.isArrowFunction(initializer) || ts.isFunctionExpression(initializer));
         const isClass = initializer !== undefined && ts.isClassExpression(initializer);
-        add(
-          declaration.name,
-          isFunction ? "function" : isClass ? "class" : "variable",
-          node,
-          container ? { container } : {},
-        );
+        // `const { a, b: c, ...d } = …` and `const [e, [f]] = …` name each binding.
+        const names: import("typescript").Node[] = [];
+        const collect = (name: import("typescript").BindingName): void => {
+          if (ts.isIdentifier(name)) names.push(name);
+          else
+            for (const element of name.elements) if (!ts.isOmittedExpression(element)) collect(element.name);
+        };
+        collect(declaration.name);
+        for (const name of names) {
+          add(
+            name,
+            isFunction ? "function" : isClass ? "class" : "variable",
+            node,
+            container ? { container } : {},
+          );
+        }
         if (initializer) visit(initializer, isFunction || inFunction, container);
       }
       return;
