@@ -25,9 +25,12 @@ export class SessionState {
     return { key: name, bytes };
   }
 
-  /** A fresh copy of the stored value, so callers cannot change what is stored. */
+  /**
+   * A fresh copy of the stored value, so callers cannot change what is stored. Any string is a key
+   * to look up: one state_set would refuse was never stored, so it is simply not found.
+   */
   get(key: unknown): { key: string; found: boolean; value: unknown } {
-    const name = checkKey(key);
+    const name = typeof key === "string" ? key : checkKey(key);
     const text = this.values.get(name);
     return text === undefined
       ? { key: name, found: false, value: null }

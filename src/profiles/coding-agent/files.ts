@@ -1,3 +1,4 @@
+import { ToolFailure } from "../../core/errors.ts";
 import { deleteEntry, moveEntry } from "../../tools/file-ops.ts";
 import { sliceLines } from "../../tools/read-lines.ts";
 import { readTextFile } from "../../tools/read-text.ts";
@@ -30,6 +31,13 @@ const fileRead: AnyTool = {
         minimum: 0,
         description: "Maximum number of lines to return. Default: the whole file from offset.",
       },
+      char_offset: {
+        type: "integer",
+        minimum: 0,
+        default: 0,
+        description:
+          "Characters of line `offset` already read: for a line longer than the 256 KB read cap, which is returned in pieces (data.next_char_offset says where the next piece starts).",
+      },
     },
     required: ["path"],
     additionalProperties: false,
@@ -37,9 +45,13 @@ const fileRead: AnyTool = {
   kind: "read",
   deadlineMs: 10_000,
   pathParams: ["path"],
-  async run(params: { path: string; offset: number; limit?: number }, context) {
+  async run(params: { path: string; offset: number; limit?: number; char_offset: number }, context) {
     const file = await readTextFile(context, params.path);
     const window = sliceLines(file.text, params.offset, params.limit);
+    const first = sliceLines(file.text, params.offset, 1).content;
+    if (params.char_offset > 0 || new TextEncoder().encode(first).length > READ_MAX_BYTES) {
+      return readLongLine(file.path.relative, first, params.offset, params.char_offset, window.totalLines);
+    }
     const warnings: string[] = [];
     let content = window.content;
     let returned = window.returnedLines;
@@ -72,6 +84,53 @@ const fileRead: AnyTool = {
     );
   },
 };
+
+/**
+ * A piece of one line too long for a read, by characters from `charOffset`: as much as fits in
+ * the cap (never half a character); the line counts as returned once its last piece is.
+ */
+function readLongLine(path: string, line: string, offset: number, charOffset: number, totalLines: number) {
+  if (charOffset > line.length) {
+    throw new ToolFailure(
+      "invalid_params",
+      `char_offset ${charOffset} is past the end of line ${offset + 1}, which has ${line.length} characters.`,
+      { char_offset: charOffset, line_length: line.length },
+    );
+  }
+  const encoder = new TextEncoder();
+  let end = charOffset;
+  let bytes = 0;
+  while (end < line.length) {
+    const code = line.codePointAt(end)!;
+    const width = code > 0xffff ? 2 : 1;
+    const size = encoder.encode(line.slice(end, end + width)).length;
+    if (bytes + size > READ_MAX_BYTES) break;
+    bytes += size;
+    end += width;
+  }
+  const done = end >= line.length;
+  const content = line.slice(charOffset, end);
+  const where = `line ${offset + 1} (${line.length} characters) from character ${charOffset}`;
+  return report(
+    {
+      path,
+      content,
+      total_lines: totalLines,
+      returned_lines: done ? 1 : 0,
+      offset,
+      char_offset: charOffset,
+      ...(done ? {} : { next_char_offset: end }),
+    },
+    {
+      message: `Read ${where} of ${path}: ${content.length} characters.`,
+      warnings: [
+        done
+          ? `Line ${offset + 1} is longer than the ${READ_MAX_BYTES / 1024} KB read cap; this was its last piece. Continue with offset=${offset + 1}.`
+          : `Line ${offset + 1} is longer than the ${READ_MAX_BYTES / 1024} KB read cap: returned characters ${charOffset}-${end}. Continue with offset=${offset}, char_offset=${end}.`,
+      ],
+    },
+  );
+}
 
 /** The longest run of whole lines of `text` within `maxBytes`. */
 function sliceWithin(text: string, maxBytes: number): { content: string; lines: number } {

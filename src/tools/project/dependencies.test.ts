@@ -26,6 +26,31 @@ describe("parseRequirements", () => {
     ]);
     expect(parsed.warnings[0]).toContain("-r base.txt");
   });
+
+  it("reads hash-pinned requirements without their --hash options (pip-compile --generate-hashes)", () => {
+    const parsed = parseRequirements(
+      "numpy==1.26.4 \\\n    --hash=sha256:0123abcd \\\n    --hash=sha256:4567ef01\n    # via pandas\nsix==1.16.0 --hash=sha256:89ab\n",
+    );
+    expect(parsed.all).toEqual([
+      { name: "numpy", version: "==1.26.4", dev: false },
+      { name: "six", version: "==1.16.0", dev: false },
+    ]);
+    expect(parsed.warnings).toEqual([]);
+  });
+
+  it("lists VCS and URL requirements by their egg name (or the repository's), the URL as version", () => {
+    const parsed = parseRequirements(
+      "git+https://github.com/org/tool.git@v1.2#egg=tool-core\nhg+https://hg.example.com/lib#egg=lib\ngit+https://github.com/org/noname.git@main\n",
+    );
+    expect(parsed.all).toEqual([
+      { name: "tool-core", version: "@ git+https://github.com/org/tool.git@v1.2", dev: false },
+      { name: "lib", version: "@ hg+https://hg.example.com/lib", dev: false },
+      { name: "noname", version: "@ git+https://github.com/org/noname.git@main", dev: false },
+    ]);
+    expect(parsed.warnings).toEqual([
+      expect.stringContaining("no #egg= name; listed as \"noname\" after its repository"),
+    ]);
+  });
 });
 
 describe("parsePyproject", () => {
@@ -70,12 +95,14 @@ describe("parsePackageJson", () => {
         dependencies: { react: "^19.0.0" },
         optionalDependencies: { fsevents: "*" },
         devDependencies: { vitest: "^4.0.0" },
+        peerDependencies: { "react-dom": ">=18" },
       }),
     );
     expect(parsed.all).toEqual([
       { name: "react", version: "^19.0.0", dev: false },
       { name: "fsevents", version: "*", dev: false, group: "optional" },
       { name: "vitest", version: "^4.0.0", dev: true },
+      { name: "react-dom", version: ">=18", dev: false, group: "peer" },
     ]);
     expect(() => parsePackageJson("{")).toThrow(expect.objectContaining({ code: "read_error" }));
   });

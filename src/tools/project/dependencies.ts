@@ -145,6 +145,7 @@ export function parsePackageJson(text: string, file = "package.json"): Parsed {
   take("dependencies", false);
   take("optionalDependencies", false, "optional");
   take("devDependencies", true);
+  take("peerDependencies", false, "peer");
   return { all, warnings };
 }
 
@@ -159,6 +160,23 @@ export function parseRequirement(spec: string): { name: string; version: string 
     .trim();
   if (version !== "") return { name: match[1]!, version };
   return { name: match[1]!, version: match[3] ? `@ ${match[3]}` : null };
+}
+
+/**
+ * A URL or VCS requirement ("git+https://host/org/repo.git@v1#egg=name"): its #egg= name, else the
+ * repository's (with a warning), and where it comes from without the fragment.
+ */
+function vcsRequirement(spec: string, raw: string): { name: string; location: string; warning?: string } {
+  const [location = spec] = spec.split("#");
+  const egg = /#egg=([A-Za-z0-9._-]+)/u.exec(raw)?.[1];
+  if (egg) return { name: egg, location };
+  const last = location.replace(/@[^/@]*$/u, "").replace(/\/+$/u, "").split("/").pop() ?? location;
+  const name = last.replace(/\.git$/u, "").replace(/\.(?:zip|tar\.gz|tgz|whl)$/u, "");
+  return {
+    name,
+    location,
+    warning: `"${spec}" has no #egg= name; listed as "${name}" after its repository (pip reads the real name from the package).`,
+  };
 }
 
 export function parseRequirements(text: string, dev = false): Parsed {
@@ -179,11 +197,15 @@ export function parseRequirements(text: string, dev = false): Parsed {
       continue;
     }
     if (line.startsWith("-")) continue;
-    if (/^[a-z+]+:\/\//iu.test(line)) {
-      warnings.push(`"${line}" is a URL requirement without a name; skipped.`);
+    // A requirement's own pip options (--hash=…, --config-settings …) say nothing about the version.
+    const spec = line.replace(/\s+--[a-z][a-z-]*(?:[=\s]\S+)?/giu, "").trim();
+    if (/^[a-z+]+:\/\//iu.test(spec)) {
+      const url = vcsRequirement(spec, raw);
+      if (url.warning) warnings.push(url.warning);
+      all.push({ name: url.name, version: `@ ${url.location}`, dev });
       continue;
     }
-    const requirement = parseRequirement(line);
+    const requirement = parseRequirement(spec);
     if (requirement) all.push({ ...requirement, dev });
     else warnings.push(`Could not read the requirement "${line}".`);
   }
