@@ -171,7 +171,7 @@ export async function gitLog(context: Context, args: string[]): Promise<Result> 
     committer: commit.committer,
     message: commit.message,
   }));
-  return ok(await render(context, repo, commits, options));
+  return ok(await render(context, commits, options));
 }
 
 /** `git show [REV]` (a commit with its patch) and `git show REV:PATH` (a file as it was). */
@@ -185,7 +185,7 @@ export async function gitShow(context: Context, args: string[]): Promise<Result>
   if (!(await headCommit(repo)) && options.revision === "HEAD")
     return fail("fatal: your current branch 'main' does not have any commits yet\n");
   const commit = await readCommit(repo, await resolveRevision(repo, options.revision));
-  return ok(await render(context, repo, [commit], options));
+  return ok(await render(context, [commit], options));
 }
 
 async function showFile(repo: Repo, revision: string, path: string): Promise<Result> {
@@ -205,7 +205,7 @@ async function showFile(repo: Repo, revision: string, path: string): Promise<Res
   }
 }
 
-async function render(context: Context, repo: Repo, commits: Commit[], options: LogOptions): Promise<string> {
+async function render(context: Context, commits: Commit[], options: LogOptions): Promise<string> {
   const { pretty, output } = options;
   const oneline = pretty.kind === "builtin" && pretty.name === "oneline";
   const userFormat = pretty.kind === "user";

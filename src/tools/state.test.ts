@@ -19,9 +19,12 @@ describe("SessionState", () => {
     expect(() => new SessionState().set(key, 1)).toThrow(expect.objectContaining({ code: "invalid_key" }));
   });
 
-  it.each(["", " x", "a b", "-x", "x".repeat(129)])("get of key %j finds nothing, as for any absent key", (key) => {
-    expect(new SessionState().get(key)).toEqual({ key, found: false, value: null });
-  });
+  it.each(["", " x", "a b", "-x", "x".repeat(129)])(
+    "get of key %j finds nothing, as for any absent key",
+    (key) => {
+      expect(new SessionState().get(key)).toEqual({ key, found: false, value: null });
+    },
+  );
 
   it("refuses what JSON cannot carry, saying where", () => {
     const cycle: Record<string, unknown> = {};

@@ -48,7 +48,7 @@ describe("parseRequirements", () => {
       { name: "noname", version: "@ git+https://github.com/org/noname.git@main", dev: false },
     ]);
     expect(parsed.warnings).toEqual([
-      expect.stringContaining("no #egg= name; listed as \"noname\" after its repository"),
+      expect.stringContaining('no #egg= name; listed as "noname" after its repository'),
     ]);
   });
 });

@@ -170,7 +170,12 @@ function vcsRequirement(spec: string, raw: string): { name: string; location: st
   const [location = spec] = spec.split("#");
   const egg = /#egg=([A-Za-z0-9._-]+)/u.exec(raw)?.[1];
   if (egg) return { name: egg, location };
-  const last = location.replace(/@[^/@]*$/u, "").replace(/\/+$/u, "").split("/").pop() ?? location;
+  const last =
+    location
+      .replace(/@[^/@]*$/u, "")
+      .replace(/\/+$/u, "")
+      .split("/")
+      .pop() ?? location;
   const name = last.replace(/\.git$/u, "").replace(/\.(?:zip|tar\.gz|tgz|whl)$/u, "");
   return {
     name,
