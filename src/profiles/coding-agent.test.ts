@@ -733,6 +733,16 @@ describe("shell", () => {
     expect((await call("shell", { command: "rm -rf build" })).data.success).toBe(true);
   });
 
+  it("names a file the agent can read when output is cut", async () => {
+    const { call } = await setup(PROJECT);
+    const result = await call("safe_shell", { command: "seq 1 40000; echo THE-END" });
+    expect(result.data.stdout.length).toBeLessThan(110 * 1024);
+    const named = /Full text in (\/\S+?\.txt)/u.exec(result.warnings[0]!)?.[1];
+    expect(named, result.warnings[0]).toBeDefined();
+    const tail = await call("safe_shell", { command: `tail -n 2 ${named}` });
+    expect(tail.data.stdout).toBe("40000\nTHE-END\n");
+  });
+
   it("honours cwd and timeout_sec", async () => {
     const { call } = await setup(PROJECT);
     expect((await call("shell", { command: "ls", cwd: "src/deep" })).data.stdout).toBe("nested\n");

@@ -24,7 +24,7 @@ import { lintPythonInWorker } from "../../tools/quality/ruff-wasm.ts";
 import { parseTestOutput, type TestParser } from "../../tools/quality/test-parsers.ts";
 import { typecheckWithCompiler } from "../../tools/quality/typescript-check.ts";
 import { runShell } from "../../tools/shell.ts";
-import { type AnyTool, plural, type ResultArtifact, report } from "./result.ts";
+import { type AnyTool, keepLog, plural, type ResultArtifact, readLogHint, report } from "./result.ts";
 
 /** raw_output keeps its head and tail up to this size; the whole output is saved as an artifact. */
 export const RAW_OUTPUT_LIMIT_BYTES = 64 * 1024;
@@ -66,9 +66,9 @@ async function runQuality(
   const warnings: string[] = [];
   if (cut.truncated) {
     const path = `logs/tool_step_${stepNumber(context.step)}_${tool}.txt`;
-    context.artifacts.put(path, output);
+    const readable = await keepLog(context, path, output);
     artifacts.push({ type: "log", path, description: `Full output of ${command}` });
-    warnings.push(`raw_output was ${cut.original} bytes; kept its head and tail. Full output in ${path}.`);
+    warnings.push(`raw_output was ${cut.original} bytes; kept its head and tail. ${readLogHint(readable)}.`);
   }
   if (outcome.interrupted) {
     throw new ToolFailure("cancelled", `\`${command}\` was cancelled and stopped.`, {

@@ -1,11 +1,32 @@
 import { failedWhenFalse } from "../../core/envelope-failed.ts";
-import type { CallInfo, Envelope, ToolSpec } from "../../core/profile.ts";
+import type { CallInfo, Envelope, ToolContext, ToolSpec } from "../../core/profile.ts";
 
 /** One entry of ToolResult.artifacts: a file the call produced beside the workspace. */
 export interface ResultArtifact {
   type: string;
   path: string;
   description: string;
+}
+
+/** Where full logs of cut output are kept in the sandbox, outside the workspace (never written back). */
+export const READABLE_LOG_FOLDER = "/tmp/toolroom/logs";
+
+/**
+ * Saves a log whose output was cut twice: as the run's artifact `artifact` (the run folder, the
+ * UI's download) and as a file in the sandbox the agent can read with a shell command, whose path
+ * is returned. Artifacts live outside the sandbox, so naming them would send the agent nowhere.
+ */
+export async function keepLog(context: ToolContext, artifact: string, text: string): Promise<string> {
+  context.artifacts.put(artifact, text);
+  const readable = `${READABLE_LOG_FOLDER}/${artifact.slice(artifact.lastIndexOf("/") + 1)}`;
+  await context.sandbox.mkdir(READABLE_LOG_FOLDER, { recursive: true });
+  await context.sandbox.writeFile(readable, text);
+  return readable;
+}
+
+/** How a warning tells the agent to read a kept log. */
+export function readLogHint(readable: string): string {
+  return `Full text in ${readable} (read it with a shell command, e.g. \`tail -n 200 ${readable}\` or \`grep -n error ${readable}\`)`;
 }
 
 /** The coding-agent ToolResult, exactly as the spec prints it. */

@@ -5,7 +5,7 @@ import { truncateHeadTailBytes } from "../../core/truncate.ts";
 import { normalizeWorkspacePath } from "../../core/workspace-path.ts";
 import { runShell, type ShellOutcome } from "../../tools/shell.ts";
 import { checkCommand, DENIED_PATTERNS } from "../../tools/shell-policy.ts";
-import { type AnyTool, type ResultArtifact, report } from "./result.ts";
+import { type AnyTool, keepLog, type ResultArtifact, readLogHint, report } from "./result.ts";
 
 /** Each of stdout and stderr keeps its head and tail up to this size; the whole stream goes to an artifact. */
 export const SHELL_OUTPUT_LIMIT_BYTES = 100 * 1024;
@@ -32,11 +32,11 @@ const shellProperties = {
   },
 };
 
-/** Output cut to the limit, with the full streams saved as artifacts when anything was cut. */
-export function shellOutput(
+/** Output cut to the limit, with the full streams kept (artifact and readable file) when anything was cut. */
+export async function shellOutput(
   context: ToolContext,
   outcome: Pick<ShellOutcome, "stdout" | "stderr">,
-): { stdout: string; stderr: string; warnings: string[]; artifacts: ResultArtifact[] } {
+): Promise<{ stdout: string; stderr: string; warnings: string[]; artifacts: ResultArtifact[] }> {
   const warnings: string[] = [];
   const artifacts: ResultArtifact[] = [];
   const streams = { stdout: outcome.stdout, stderr: outcome.stderr };
@@ -46,10 +46,10 @@ export function shellOutput(
     cut[name] = truncated.text;
     if (truncated.truncated) {
       const path = `logs/tool_step_${stepNumber(context.step)}_${name}.txt`;
-      context.artifacts.put(path, text);
+      const readable = await keepLog(context, path, text);
       artifacts.push({ type: "log", path, description: `Full ${name} (${truncated.original} bytes)` });
       warnings.push(
-        `${name} was ${truncated.original} bytes; kept the first and last ${SHELL_OUTPUT_LIMIT_BYTES / 2048} KB. Full text in ${path}.`,
+        `${name} was ${truncated.original} bytes; kept the first and last ${SHELL_OUTPUT_LIMIT_BYTES / 2048} KB. ${readLogHint(readable)}.`,
       );
     }
   }
@@ -62,7 +62,7 @@ async function execute(params: ShellParams, context: ToolContext) {
     workdir: params.cwd,
     timeoutMs: params.timeout_sec * 1000,
   });
-  const output = shellOutput(context, outcome);
+  const output = await shellOutput(context, outcome);
   if (outcome.interrupted) {
     throw new ToolFailure("cancelled", "The command was cancelled and stopped.", {
       command: params.command,
