@@ -1199,6 +1199,38 @@ describe("run_tests", () => {
     });
   }, 120_000);
 
+  it("focuses a node project's tests by name (--test-name-pattern on the embedded node)", async () => {
+    const NODE_TESTS = {
+      "math.js": "export const add = (a, b) => a + b;\n",
+      "test/math.test.js":
+        'import { test } from "node:test";\nimport assert from "node:assert/strict";\nimport { add } from "../math.js";\n\ntest("adds (two numbers)", () => {\n  assert.equal(add(1, 2), 3);\n});\n\ntest("adds wrong", () => {\n  assert.equal(add(2, 2), 5);\n});\n',
+    };
+    for (const script of ["node --test", "node --test test/"]) {
+      const { call } = await setup({
+        ...NODE_TESTS,
+        "package.json": JSON.stringify({ name: "demo", type: "module", scripts: { test: script } }),
+      });
+      const result = await call("run_tests", { focus: ["adds (two numbers)"], timeout_sec: 120 });
+      expect(result.data, `${script}: ${result.data.command}`).toMatchObject({
+        passed: true,
+        passed_count: 1,
+        failed_count: 0,
+        skipped_count: 1,
+      });
+      expect(result.data.command).toContain("'--test-name-pattern=adds \\(two numbers\\)'");
+    }
+    // A declared runner that is not installed cannot run: TOOL_UNAVAILABLE, not "1 failed".
+    const { call } = await setup({
+      ...NODE_TESTS,
+      "package.json": JSON.stringify({ name: "demo", devDependencies: { vitest: "^2.0.0" } }),
+      "test/a.test.js": 'import { test } from "vitest";\ntest("a", () => {});\n',
+    });
+    const missing = await call("run_tests", {});
+    expect(missing.error_code, missing.message).toBe("TOOL_UNAVAILABLE");
+    expect(missing.message).toContain("vitest");
+    expect((await call("run_tests", { command: "npx jest" })).error_code).toBe("TOOL_UNAVAILABLE");
+  }, 240_000);
+
   it("passes focus to the runner and honours an explicit command", async () => {
     const calls: string[][] = [];
     const { call } = await setup(PY_TESTS, {

@@ -13,6 +13,7 @@ import {
   runnerOf,
   shellWord,
   unittestCompatible,
+  withFocus,
 } from "../../tools/quality/detect.ts";
 import {
   type Issue,
@@ -59,6 +60,15 @@ async function runQuality(
       tool,
       `\`${missing}\` is not available on this ${context.sandbox.kind} backend, so \`${command}\` cannot run`,
       { command, stderr: outcome.stderr },
+    );
+  }
+  // The embedded npx runs only what node_modules/.bin has: a declared package that is not installed.
+  const notInstalled = /npx: '([^']+)' is not in node_modules\/\.bin/u.exec(output);
+  if (notInstalled && outcome.exitCode !== 0) {
+    throw unavailable(
+      tool,
+      `\`${notInstalled[1]}\` is not installed in node_modules (and this ${context.sandbox.kind} backend cannot download it), so \`${command}\` cannot run`,
+      { command, missing: [notInstalled[1]], stderr: output },
     );
   }
   const cut = truncateHeadTailBytes(output, RAW_OUTPUT_LIMIT_BYTES);
@@ -150,10 +160,8 @@ const runTests: AnyTool = {
     let runner: TestParser | undefined;
     const warnings: string[] = [];
     if (params.command) {
-      command = params.focus?.length
-        ? `${params.command} ${params.focus.map(shellWord).join(" ")}`
-        : params.command;
-      runner = runnerOf(command, facts);
+      runner = runnerOf(params.command, facts);
+      command = withFocus(params.command, runner, params.focus ?? [], facts);
     } else {
       const plan = planTests(facts, params.focus ?? []);
       if (!plan) {
@@ -169,6 +177,13 @@ const runTests: AnyTool = {
               "*.test.js",
             ],
           },
+        );
+      }
+      if (plan.bin && !context.sandbox.capabilities.network && !(await jsTool(context, plan.bin))) {
+        throw unavailable(
+          "run_tests",
+          `the workspace's tests run with \`${plan.command}\` (${plan.why}), but ${plan.bin} is not installed (no node_modules/.bin/${plan.bin}) and this ${context.sandbox.kind} backend cannot download it`,
+          { command: plan.command, missing: [plan.bin] },
         );
       }
       const needs = plan.needs === "pytest" ? ["pytest", "python3", "python"] : [plan.needs];

@@ -100,6 +100,8 @@ export interface Plan {
   command: string;
   /** What runs it, for the error when it cannot run here. */
   needs: string;
+  /** A package the command runs through npx: declared in package.json, it may still be missing. */
+  bin?: string;
   runner?: TestParser;
   why: string;
 }
@@ -107,6 +109,46 @@ export interface Plan {
 /** Quotes one shell word. */
 export const shellWord = (word: string) =>
   /^[\w./:@%+=,-]+$/u.test(word) ? word : `'${word.replace(/'/gu, "'\\''")}'`;
+
+/** Whether a focus entry names a file or folder of the workspace (a pytest node id by its file); else it is a test name. */
+export function isPathFocus(entry: string, facts: ProjectFacts): boolean {
+  const path = entry.split("::")[0]!.replace(/^\.\//u, "").replace(/\/+$/u, "");
+  if (path === "" || path === ".") return true;
+  if (facts.files.has(path)) return true;
+  for (const file of facts.files) if (file.startsWith(`${path}/`)) return true;
+  return false;
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\/]/gu, "\\$&");
+
+/**
+ * A test command with `focus` added as its runner takes it: files and folders as arguments; test
+ * names as node's --test-name-pattern (one each, right after --test, before any file), or vitest's
+ * and jest's -t (one alternation). Other runners get every entry as an argument.
+ */
+export function withFocus(
+  command: string,
+  runner: TestParser | undefined,
+  focus: string[],
+  facts: ProjectFacts,
+): string {
+  if (focus.length === 0) return command;
+  const paths = focus.filter((entry) => isPathFocus(entry, facts));
+  const names = focus.filter((entry) => !isPathFocus(entry, facts));
+  const files = paths.map(shellWord).join(" ");
+  const append = (text: string, extra: string) => (extra === "" ? text : `${text} ${extra}`);
+  if ((runner === "node-test-tap" || runner === "node-test-spec") && /\bnode\s+--test\b/u.test(command)) {
+    const patterns = names.map((name) => shellWord(`--test-name-pattern=${escapeRegExp(name)}`)).join(" ");
+    return append(
+      command.replace(/\bnode\s+--test\b/u, (match) => append(match, patterns)),
+      files,
+    );
+  }
+  if ((runner === "vitest" || runner === "jest") && names.length > 0) {
+    return append(append(command, `-t ${shellWord(names.map(escapeRegExp).join("|"))}`), files);
+  }
+  return append(command, focus.map(shellWord).join(" "));
+}
 
 /** The test command the workspace's files call for, or null when nothing looks like tests. */
 export function planTests(facts: ProjectFacts, focus: string[] = []): Plan | null {
@@ -119,6 +161,17 @@ export function planTests(facts: ProjectFacts, focus: string[] = []): Plan | nul
     facts.files.has("conftest.py");
   if (script && !NPM_PLACEHOLDER.test(script)) {
     const runner = runnerOf("npm test", facts);
+    const names = focus.filter((entry) => !isPathFocus(entry, facts));
+    // npm appends focus after the script's own files, where node would read a pattern as a file:
+    // a node --test script focused by test name runs with the patterns put in its command.
+    if (names.length > 0 && (runner === "node-test-tap" || runner === "node-test-spec")) {
+      return {
+        command: withFocus(script, runner, focus, facts),
+        needs: "node",
+        runner,
+        why: `package.json's test script (${script}), with the focus as --test-name-pattern`,
+      };
+    }
     return {
       command: `npm test${args ? ` -- ${args}` : ""}`,
       needs: "npm",
@@ -135,16 +188,18 @@ export function planTests(facts: ProjectFacts, focus: string[] = []): Plan | nul
     };
   if (deps.vitest || [...facts.files].some((file) => /(?:^|\/)vitest\.config\.[cm]?[jt]s$/u.test(file))) {
     return {
-      command: `npx vitest run${args ? ` ${args}` : ""}`,
+      command: withFocus("npx vitest run", "vitest", focus, facts),
       needs: "npx",
+      bin: "vitest",
       runner: "vitest",
       why: "vitest in package.json or a vitest config",
     };
   }
   if (deps.jest)
     return {
-      command: `npx jest${args ? ` ${args}` : ""}`,
+      command: withFocus("npx jest", "jest", focus, facts),
       needs: "npx",
+      bin: "jest",
       runner: "jest",
       why: "jest in package.json",
     };
@@ -153,7 +208,7 @@ export function planTests(facts: ProjectFacts, focus: string[] = []): Plan | nul
     (count(facts, ".js", ".mjs") > 0 && [...facts.files].some((file) => file.startsWith("test/")))
   ) {
     return {
-      command: `node --test${args ? ` ${args}` : ""}`,
+      command: withFocus("node --test", "node-test-tap", focus, facts),
       needs: "node",
       runner: "node-test-tap",
       why: "*.test.js files for node's test runner",

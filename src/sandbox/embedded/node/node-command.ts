@@ -33,6 +33,7 @@ Options:
   -e, --eval script     evaluate script
   -p, --print script    evaluate script and print result
   --test                run tests with node:test (TAP output)
+  --test-name-pattern=P run only tests whose name (or an enclosing one's) matches the regular expression P
   -v, --version         print Node.js version
   -h, --help            print this help
 
@@ -75,7 +76,13 @@ export function parseNodeArgs(args: string[]): ParsedArgs {
     if (arg === "-v" || arg === "--version") return { mode: "version", rest: [], execArgv };
     if (arg === "-h" || arg === "--help") return { mode: "help", rest: [], execArgv };
     if (arg === "--test") mode = "test";
-    else if (arg === "-e" || arg === "--eval" || arg === "-p" || arg === "--print" || arg === "-pe") {
+    else if (arg === "--test-name-pattern") {
+      // Node takes the pattern as the next word too; kept as one --test-name-pattern=… for the guest.
+      const value = args[++i];
+      if (value === undefined)
+        return { mode: "help", rest: [], execArgv, error: `node: ${arg} requires an argument` };
+      execArgv[execArgv.length - 1] = `--test-name-pattern=${value}`;
+    } else if (arg === "-e" || arg === "--eval" || arg === "-p" || arg === "--print" || arg === "-pe") {
       const value = args[++i];
       if (value === undefined)
         return { mode: "help", rest: [], execArgv, error: `node: ${arg} requires an argument` };
@@ -276,7 +283,8 @@ async function runTests(
       ...base,
       fs: mirror,
       argv: [EXEC_PATH, file],
-      execArgv: ["--test"],
+      // Each file's process sees the runner's name patterns, as Node passes them on.
+      execArgv: ["--test", ...base.execArgv.filter((arg) => arg.startsWith("--test-name-pattern="))],
       main: { kind: "test-file", path: file, startNumber: topLevel + 1 },
     });
     // Each file is a process of its own: what it wrote is on disk before the next one starts.

@@ -124,6 +124,14 @@ function callerLocation() {
 }
 
 const counts = { tests: 0, suites: 0, pass: 0, fail: 0, cancelled: 0, skipped: 0, todo: 0 };
+/** --test-name-pattern, as Node reads it: "/source/flags" is a regular expression literal, anything else its source. */
+const namePatterns = (internal.process.execArgv || [])
+  .filter((arg) => arg.startsWith("--test-name-pattern="))
+  .map((arg) => {
+    const text = arg.slice("--test-name-pattern=".length);
+    const literal = /^\/(.*)\/([a-z]*)$/s.exec(text);
+    return literal ? new RegExp(literal[1], literal[2]) : new RegExp(text);
+  });
 const startedAt = now();
 let current = null;
 
@@ -140,6 +148,14 @@ class TestNode {
     this.diagnostics = [];
     this.skip = options.skip !== undefined && options.skip !== false;
     this.skipReason = typeof options.skip === "string" ? options.skip : "";
+    // With name patterns, a test runs when its name or an enclosing test's or suite's matches;
+    // suites themselves always run (their tests are filtered).
+    this.nameMatched = namePatterns.length > 0 && parent !== null && parent !== undefined &&
+      (parent.nameMatched || namePatterns.some((re) => re.test(name)));
+    if (namePatterns.length > 0 && parent && !isSuite && !this.nameMatched && !this.skip) {
+      this.skip = true;
+      this.skipReason = "test name does not match pattern";
+    }
     this.todo = options.todo !== undefined && options.todo !== false;
     this.todoReason = typeof options.todo === "string" ? options.todo : "";
     this.timeout = typeof options.timeout === "number" ? options.timeout : Infinity;
