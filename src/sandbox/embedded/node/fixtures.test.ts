@@ -37,7 +37,11 @@ const CASES: Case[] = [
     command: "node --test --test-name-pattern=/ORDER/i --test-name-pattern passes",
     compare: "tests",
   },
-  { fixture: "describe-hooks", command: "node --test-name-pattern=grows test/stack.test.js", compare: "tests" },
+  {
+    fixture: "describe-hooks",
+    command: "node --test-name-pattern=grows test/stack.test.js",
+    compare: "tests",
+  },
   { fixture: "starter-node", command: "node --test --test-name-pattern=empty", compare: "tests" },
   { fixture: "skip-todo", command: "node --test", compare: "tests" },
   { fixture: "node-modules-exports", command: "node main.js", compare: "stdout" },
