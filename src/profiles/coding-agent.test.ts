@@ -1420,6 +1420,23 @@ describe("run_lint", () => {
     expect((await call("run_lint")).data).toMatchObject({ clean: true, issue_count: 0 });
   });
 
+  it("runs command 'ruff check src' with the built-in ruff, reports missing paths (E902) and refuses ../", async () => {
+    const { call } = await setup({
+      "a.py": "import os\n",
+      "src/b.py": "import sys\n",
+      "gen/c.py": "import re\n",
+    });
+    const named = await call("run_lint", { command: "ruff check src" });
+    expect(named.data).toMatchObject({ parser_used: "ruff-wasm", command: "ruff check src", issue_count: 1 });
+    expect(named.data.issues[0]).toMatchObject({ file: "src/b.py", rule: "F401" });
+    const missing = await call("run_lint", { paths: ["nope.py"] });
+    expect(missing.data).toMatchObject({ clean: false, issues: [{ file: "nope.py", rule: "E902" }] });
+    expect((await call("run_lint", { paths: ["../outside.py"] })).error_code).toBe("PATH_ESCAPE");
+    expect((await call("run_lint", { command: "ruff check --select E501 ." })).error_code).toBe(
+      "TOOL_UNAVAILABLE",
+    );
+  });
+
   it("TOOL_UNAVAILABLE when no linter can run", async () => {
     const { call } = await setup({ "eslint.config.js": "export default [];\n", "a.js": "x\n" });
     expect(await call("run_lint")).toMatchObject({
@@ -1456,6 +1473,26 @@ describe("typecheck", () => {
     await call("file_write", { path: "src/a.ts", content: "export const n: number = 1;\n" });
     expect((await call("typecheck")).data).toMatchObject({ clean: true, issue_count: 0 });
   }, 30_000);
+
+  it("runs command 'tsc --noEmit' with the built-in TypeScript; reports a missing path, refuses ../", async () => {
+    const { call } = await setup({ "src/a.ts": "export const n: number = 'x';\n" });
+    for (const command of ["tsc --noEmit", "npx tsc --noEmit -p ."]) {
+      const result = await call("typecheck", { command });
+      expect(result.data, command).toMatchObject({ parser_used: "typescript-api", command, issue_count: 1 });
+    }
+    const missing = await call("typecheck", { paths: ["src/nope.ts"] });
+    expect(missing.data.issues).toEqual([
+      {
+        file: "src/nope.ts",
+        line: 0,
+        col: 0,
+        rule: "TS6053",
+        message: "File 'src/nope.ts' not found.",
+        severity: "error",
+      },
+    ]);
+    expect((await call("typecheck", { paths: ["../x.ts"] })).error_code).toBe("PATH_ESCAPE");
+  }, 60_000);
 
   it("runs the project's own tsc where the backend runs native binaries, narrowing the report to paths", async () => {
     const calls: string[][] = [];

@@ -310,6 +310,59 @@ function issueResult(
   );
 }
 
+/** The words of a simple command line (quotes undone; no expansions). */
+function commandWords(command: string): string[] {
+  return [...command.matchAll(/'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+)/gu)].map(
+    (match) => match[1] ?? match[2] ?? match[3]!,
+  );
+}
+
+/**
+ * `ruff check [paths]` (or `python -m ruff check`) for the built-in ruff: its paths, or what it asks
+ * that the built-in cannot do. Output options do not matter (the result is structured anyway).
+ */
+function builtinRuffCall(command: string): { paths: string[] } | { unsupported: string } | null {
+  const words = commandWords(command);
+  const start =
+    words[0] === "ruff"
+      ? 1
+      : /^python3?$/u.test(words[0] ?? "") && words[1] === "-m" && words[2] === "ruff"
+        ? 3
+        : -1;
+  if (start === -1 || words[start] !== "check") return null;
+  const paths: string[] = [];
+  for (let i = start + 1; i < words.length; i++) {
+    const word = words[i]!;
+    if (!word.startsWith("-")) paths.push(word);
+    else if (word === "--output-format") i++;
+    else if (!/^(?:--output-format=.*|--no-cache|-q|--quiet|--no-fix|-e|--exit-zero|-n)$/u.test(word)) {
+      return { unsupported: word };
+    }
+  }
+  return { paths };
+}
+
+/** `tsc --noEmit` (or through npx) for the built-in TypeScript checker: null when it is another command. */
+function builtinTscCall(command: string): { ok: true } | { unsupported: string } | null {
+  const words = commandWords(command);
+  const start = words[0] === "tsc" ? 1 : words[0] === "npx" && words[1] === "tsc" ? 2 : -1;
+  if (start === -1) return null;
+  let noEmit = false;
+  for (let i = start; i < words.length; i++) {
+    const word = words[i]!;
+    if (word === "--noEmit") noEmit = true;
+    else if (
+      (word === "-p" || word === "--project") &&
+      [".", "./", "tsconfig.json", "./tsconfig.json"].includes(words[i + 1] ?? "")
+    )
+      i++;
+    else if (word === "--pretty") {
+      if (["true", "false"].includes(words[i + 1] ?? "")) i++;
+    } else return { unsupported: word };
+  }
+  return noEmit ? { ok: true } : { unsupported: "(without --noEmit, tsc would write files)" };
+}
+
 const pathArgs = (paths: string[] | undefined) =>
   paths && paths.length > 0 ? paths.map(shellWord).join(" ") : ".";
 
@@ -389,7 +442,36 @@ const runLint: AnyTool = {
           { missing },
         );
       }
-    } else if (params.paths?.length) command = `${command} ${pathArgs(params.paths)}`;
+    } else {
+      const ruff = builtinRuffCall(command);
+      // `ruff check …` where the backend has no ruff: the built-in ruff runs it, on the same paths.
+      if (ruff && !(await commandAvailable(context, "ruff"))) {
+        if ("unsupported" in ruff) {
+          throw unavailable(
+            "run_lint",
+            `this ${context.sandbox.kind} backend has no ruff, and the built-in one takes paths only, not ${ruff.unsupported}`,
+            { command, unsupported: ruff.unsupported },
+          );
+        }
+        const paths = [...ruff.paths, ...(params.paths ?? [])];
+        const checked = await lintPythonInWorker(context, paths.length > 0 ? { paths } : {});
+        return issueResult(
+          "run_lint",
+          checked.issues,
+          truncateHeadTailBytes(checked.rawOutput, RAW_OUTPUT_LIMIT_BYTES).text,
+          "ruff-wasm",
+          {
+            command,
+            files_checked: checked.filesChecked,
+            config_file: checked.configSource,
+            ruff_version: checked.version,
+          },
+          [`Ran \`${command}\` with the built-in ruff ${checked.version} (this backend has no ruff).`],
+          [],
+        );
+      }
+      if (params.paths?.length) command = `${command} ${pathArgs(params.paths)}`;
+    }
     const ran = await runQuality(context, "run_lint", command, LINT_TIMEOUT_SEC);
     const parsed = parseLintOutput(ran.output, context.sandbox.workspaceRoot);
     if (!parsed && ran.exitCode !== 0)
@@ -493,7 +575,36 @@ const typecheck: AnyTool = {
           {},
         );
       }
-    } else if (params.paths?.length) command = `${command} ${pathArgs(params.paths)}`;
+    } else {
+      const tsc = builtinTscCall(command);
+      const nativeTsc =
+        (await commandAvailable(context, "tsc")) ||
+        (context.sandbox.capabilities.nativeBinaries && (await jsTool(context, "tsc")) !== null);
+      // `tsc --noEmit` where the backend has no tsc: the built-in TypeScript checker runs it.
+      if (tsc && !nativeTsc) {
+        if ("unsupported" in tsc) {
+          throw unavailable(
+            "typecheck",
+            `this ${context.sandbox.kind} backend has no tsc, and the built-in checker runs \`tsc --noEmit [-p .]\` only, not ${tsc.unsupported} (name files with paths=)`,
+            { command, unsupported: tsc.unsupported },
+          );
+        }
+        const checked = await typecheckWithCompiler(context, params.paths ? { paths: params.paths } : {});
+        return issueResult(
+          "typecheck",
+          checked.issues,
+          truncateHeadTailBytes(checked.rawOutput, RAW_OUTPUT_LIMIT_BYTES).text,
+          "typescript-api",
+          { command, files_checked: checked.filesChecked, config_file: checked.configFile },
+          [
+            `Ran \`${command}\` with the built-in TypeScript checker (this backend has no tsc).`,
+            ...checked.warnings,
+          ],
+          [],
+        );
+      }
+      if (params.paths?.length) command = `${command} ${pathArgs(params.paths)}`;
+    }
     const ran = await runQuality(context, "typecheck", command, LINT_TIMEOUT_SEC);
     const parsed = parseTypecheckOutput(ran.output, context.sandbox.workspaceRoot);
     if (!parsed && ran.exitCode !== 0)

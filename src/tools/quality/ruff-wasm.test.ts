@@ -59,6 +59,42 @@ describe("lintPythonInWorker (ruff 0.16.9 as WebAssembly)", () => {
     expect(result.filesChecked).toBe(3);
   });
 
+  it("excludes and names paths as ruff 0.16.9 does: defaults and [tool.ruff] exclude, unless named; E902 for a missing path", async () => {
+    // Observed with ruff 0.16.9: `ruff check .` lints build/b.py (build is not a default exclude),
+    // skips gen/ (excluded) and .venv/; `ruff check build/b.py gen/c.py` and `ruff check gen` lint
+    // what they name; `ruff check nope.py` is E902 "No such file or directory (os error 2)".
+    const context = await workspace({
+      "a.py": "import os\n",
+      "build/b.py": "import sys\n",
+      "gen/c.py": "import re\n",
+      "gen/.venv/d.py": "import json\n",
+      ".venv/e.py": "import abc\n",
+      "pyproject.toml": '[tool.ruff]\nexclude = ["gen"]\n',
+    });
+    const files = async (paths?: string[]) =>
+      (await lintPythonInWorker(context, paths ? { paths } : {})).issues.map(
+        (issue) => `${issue.file} ${issue.rule}`,
+      );
+    expect(await files()).toEqual(["a.py F401", "build/b.py F401"]);
+    expect(await files(["build/b.py", "gen/c.py"])).toEqual(["build/b.py F401", "gen/c.py F401"]);
+    expect(await files(["gen"])).toEqual(["gen/c.py F401"]);
+    const missing = await lintPythonInWorker(context, { paths: ["nope.py", "a.py"] });
+    expect(missing.issues).toEqual([
+      { file: "a.py", line: 1, col: 8, rule: "F401", message: "`os` imported but unused", severity: "error" },
+      {
+        file: "nope.py",
+        line: 1,
+        col: 1,
+        rule: "E902",
+        message: "No such file or directory (os error 2)",
+        severity: "error",
+      },
+    ]);
+    await expect(lintPythonInWorker(context, { paths: ["../x.py"] })).rejects.toMatchObject({
+      code: "path_escape",
+    });
+  });
+
   it("applies per-file-ignores as ruff does: paths from the root, bare names, prefixes, negation", async () => {
     const context = await workspace({
       ...PROJECT,

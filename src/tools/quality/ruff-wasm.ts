@@ -2,6 +2,7 @@ import picomatch from "picomatch/posix";
 import { parse as parseToml } from "smol-toml";
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
+import { normalizeWorkspacePath } from "../../core/workspace-path.ts";
 import { decodeText } from "../text.ts";
 import { walkWorkspace } from "../walk.ts";
 import type { Issue } from "./issue-parsers.ts";
@@ -49,22 +50,51 @@ export async function ruffWasmVersion(): Promise<string | null> {
   }
 }
 
-/** Folders ruff never lints by default (its `exclude` list), besides what .gitignore ignores. */
+/** ruff's default `exclude` (ruff 0.16.9 --show-settings), besides what .gitignore ignores. */
 const RUFF_EXCLUDED = [
+  ".bzr",
+  ".direnv",
+  ".eggs",
   ".git",
-  ".venv",
-  "venv",
-  ".tox",
-  ".nox",
-  "__pypackages__",
-  "node_modules",
-  "build",
-  "dist",
-  "site-packages",
+  ".git-rewrite",
+  ".hg",
+  ".ipynb_checkpoints",
   ".mypy_cache",
+  ".nox",
+  ".pants.d",
+  ".pyenv",
+  ".pytest_cache",
+  ".pytype",
   ".ruff_cache",
-  "__pycache__",
+  ".svn",
+  ".tox",
+  ".venv",
+  ".vscode",
+  "__pypackages__",
+  "_build",
+  "buck-out",
+  "dist",
+  "node_modules",
+  "site-packages",
+  "venv",
 ];
+
+/**
+ * The project's `exclude` and `extend-exclude`, as ruff matches them: a pattern matches a file or
+ * folder by its name, or by its path from the project root.
+ */
+function userExcludes(settings: Record<string, unknown>): (path: string) => boolean {
+  const patterns = [settings.exclude, settings["extend-exclude"]]
+    .flatMap((list) => (Array.isArray(list) ? list : []))
+    .filter((pattern): pattern is string => typeof pattern === "string")
+    .map((pattern) => pattern.replace(/^\.\//u, ""));
+  if (patterns.length === 0) return () => false;
+  const matchers = patterns.map((pattern) => picomatch(pattern, { dot: true }));
+  return (path) => {
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    return matchers.some((matches) => matches(name) || matches(path));
+  };
+}
 
 /** The project's ruff settings: ruff.toml or .ruff.toml, else pyproject.toml's [tool.ruff]. */
 async function ruffSettings(
@@ -173,25 +203,60 @@ export async function lintPythonInWorker(
       { config: source },
     );
   }
-  const only = (request.paths ?? [])
-    .map((path) => path.replace(/^\.\//u, "").replace(/\/+$/u, ""))
-    .filter((path) => path !== "" && path !== ".");
-  const selected = (path: string) =>
-    only.length === 0 || only.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  const root = context.sandbox.workspaceRoot;
+  // Named paths go through the path guard; "." or none is the whole workspace.
+  const named = [
+    ...new Set((request.paths ?? []).map((path) => normalizeWorkspacePath(path, root, "paths"))),
+  ];
+  const starts = named.length === 0 || named.includes("") ? [""] : named;
+  const excluded = userExcludes(settings);
   const ignores = perFileIgnores(settings);
   const issues: Issue[] = [];
-  let filesChecked = 0;
-  try {
-    for await (const entry of walkWorkspace(context.sandbox, "", {
+  const files = new Set<string>();
+  for (const start of starts) {
+    const stat =
+      start === "" ? { type: "directory" } : await context.sandbox.stat(`${root}/${start}`).catch(() => null);
+    if (!stat) {
+      // As ruff: a named path that does not exist is an E902 diagnostic, not a clean run.
+      issues.push({
+        file: start,
+        line: 1,
+        col: 1,
+        rule: "E902",
+        message: "No such file or directory (os error 2)",
+        severity: "error",
+      });
+      continue;
+    }
+    // A file named is linted whatever the excludes say (ruff's force-exclude is off).
+    if (stat.type === "file") {
+      files.add(start);
+      continue;
+    }
+    for await (const entry of walkWorkspace(context.sandbox, start, {
       gitignore: true,
       skipFolders: RUFF_EXCLUDED,
       signal: context.signal,
     })) {
-      if (entry.type !== "file" || !/\.pyi?$/u.test(entry.path) || !selected(entry.path)) continue;
-      const text = decodeText(
-        await context.sandbox.readFile(`${context.sandbox.workspaceRoot}/${entry.path}`),
-      );
+      if (entry.type !== "file" || !/\.pyi?$/u.test(entry.path)) continue;
+      // Excludes apply below what was named, not to the named folder itself.
+      const below = start === "" ? entry.path : entry.path.slice(start.length + 1);
+      const parts = below.split("/");
+      let hidden = false;
+      for (let depth = 1; depth <= parts.length && !hidden; depth++) {
+        const prefix =
+          start === "" ? parts.slice(0, depth).join("/") : `${start}/${parts.slice(0, depth).join("/")}`;
+        hidden = excluded(prefix);
+      }
+      if (!hidden) files.add(entry.path);
+    }
+  }
+  let filesChecked = 0;
+  try {
+    for (const path of [...files].sort()) {
+      const text = decodeText(await context.sandbox.readFile(`${root}/${path}`));
       if (text === null) continue;
+      const entry = { path };
       filesChecked++;
       const diagnostics = workspace.check(text) as {
         code: string | null;

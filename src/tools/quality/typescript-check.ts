@@ -1,6 +1,7 @@
 import type * as TS from "typescript";
 import { ToolFailure } from "../../core/errors.ts";
 import type { ToolContext } from "../../core/profile.ts";
+import { normalizeWorkspacePath } from "../../core/workspace-path.ts";
 import { walkWorkspace } from "../walk.ts";
 import type { Issue } from "./issue-parsers.ts";
 
@@ -236,9 +237,22 @@ export async function typecheckWithCompiler(
       ...builder.getSemanticDiagnostics(),
     ]),
   ];
-  const only = (request.paths ?? [])
-    .map((path) => path.replace(/^\.\//u, "").replace(/\/+$/u, ""))
-    .filter((path) => path !== "" && path !== ".");
+  const named = (request.paths ?? []).map((path) => normalizeWorkspacePath(path, root, "paths"));
+  const only = named.includes("") ? [] : named;
+  // A path to report on that does not exist is said so, as tsc says of a file it cannot find.
+  const notFound: Issue[] = [];
+  for (const path of only) {
+    if (!(await context.sandbox.stat(`${root}/${path}`).catch(() => null))) {
+      notFound.push({
+        file: path,
+        line: 0,
+        col: 0,
+        rule: "TS6053",
+        message: `File '${path}' not found.`,
+        severity: "error",
+      });
+    }
+  }
   if (only.length > 0) {
     diagnostics = diagnostics.filter((diagnostic) => {
       const file = diagnostic.file ? relative(diagnostic.file.fileName, root) : "";
@@ -246,8 +260,10 @@ export async function typecheckWithCompiler(
     });
   }
   return {
-    issues: diagnostics.map((diagnostic) => toIssue(ts, diagnostic, root)),
-    rawOutput: formatDiagnostics(ts, diagnostics, root),
+    issues: [...notFound, ...diagnostics.map((diagnostic) => toIssue(ts, diagnostic, root))],
+    rawOutput:
+      notFound.map((issue) => `error ${issue.rule}: ${issue.message}\n`).join("") +
+      formatDiagnostics(ts, diagnostics, root),
     filesChecked: program
       .getSourceFiles()
       .filter((file) => !file.fileName.startsWith(LIB_FOLDER) && !file.fileName.includes("/node_modules/"))
