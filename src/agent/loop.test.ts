@@ -126,6 +126,24 @@ describe.each(FORMATS)("agent loop (%s)", (format) => {
     expect(unansweredToolCalls(result.transcript)).toEqual([]);
   });
 
+  it("tells a tool call cut by the token limit as such, and stops when the cut repeats", async () => {
+    const cut = {
+      text: "Writing it.",
+      toolCalls: [{ name: "run", arguments: '{"command": "echo ' }],
+      finish: format === "openai" ? "length" : "max_tokens",
+    };
+    const { run, server, runtime } = await setup(format, [cut, cut, { text: "never asked" }]);
+    const result = await run();
+    expect(server.requests).toHaveLength(2);
+    const told = toolResultsSent(format, server.requests[1]!);
+    expect(told[0]).toMatch(/hit the token limit/u);
+    expect(told[0]).not.toMatch(/not valid JSON/u);
+    expect(result.stopReason).toBe("error");
+    expect(result.error?.message).toMatch(/token limit.*twice in a row/u);
+    expect(unansweredToolCalls(result.transcript)).toEqual([]);
+    expect(runtime.events.all().filter((event) => event.type === "tool_call_started")).toEqual([]);
+  });
+
   it("stops at the max-iterations guard with every call answered, and can continue from there", async () => {
     const { run, server } = await setup(format, (_request, index) => ({
       text: `Turn ${index + 1}.`,

@@ -135,6 +135,8 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
   }
 
   let iterations = 0;
+  /** Turns in a row the output limit cut inside a tool call. */
+  let cutTurns = 0;
   const finish = (stopReason: AgentStopReason, error?: ProviderError): AgentResult => {
     const total = sumUsage(turns);
     runtime.events.emit("agent_finished", {
@@ -216,14 +218,41 @@ export async function runAgent(options: AgentOptions): Promise<AgentResult> {
     });
     if (turn.toolCalls.length === 0) return finish("done");
 
+    // The output limit cut the turn inside a call: its arguments are unfinished, and saying they
+    // are "not valid JSON" would send the model round the same cut again.
+    const cut =
+      turn.finish === "length" &&
+      turn.toolCalls.some((call) => argumentsObject(call.arguments) === undefined);
     for (const call of turn.toolCalls) {
       if (signal?.aborted) {
         append(notRunEntry(call, profile, STOPPED_RESULT));
         continue;
       }
+      if (cut) {
+        append(failureEntry(call, profile, outputLimitFailure(call)));
+        continue;
+      }
       append(await runToolCall(runtime, profile, call, handlers, invoke));
     }
+    cutTurns = cut ? cutTurns + 1 : 0;
+    if (cutTurns >= 2) {
+      const error = new ProviderError({
+        kind: "bad_response",
+        message: `The model's output hit the token limit inside a tool call twice in a row, so the run stopped instead of asking again. Raise max tokens in the agent settings, or ask for smaller steps (a large file in parts), then press Continue.`,
+      });
+      runtime.events.emit("agent_error", { data: { during: "model", ...error.toJSON() } });
+      return finish("error", error);
+    }
   }
+}
+
+/** What the model is told of a call its output limit cut short. */
+function outputLimitFailure(call: TranscriptToolCall): ToolFailure {
+  return new ToolFailure(
+    "invalid_params",
+    `Your output hit the token limit (max_tokens) while writing this call to ${call.name}, so its arguments are cut short and it was not run. Send it again in a shorter form: split the work into smaller calls (a large file in parts, a patch per file).`,
+    { reason: "output_token_limit", received_chars: call.arguments.length },
+  );
 }
 
 /** One tool call the model asked for: checked here for what the runtime cannot see, then run by it. */

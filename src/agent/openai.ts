@@ -90,9 +90,11 @@ export function toOpenAiMessages(system: string, entries: readonly TranscriptEnt
                   id: call.id,
                   type: "function" as const,
                   // Servers that parse arguments (Ollama, vLLM) reject malformed JSON; the result says what it was.
+                  // Empty arguments ("", as some servers stream a call without parameters) are sent as {}.
                   function: {
                     name: call.name,
-                    arguments: argumentsObject(call.arguments) ? call.arguments : "{}",
+                    arguments:
+                      call.arguments.trim() !== "" && argumentsObject(call.arguments) ? call.arguments : "{}",
                   },
                 })),
               }
@@ -222,6 +224,8 @@ export class OpenAiProvider implements Provider {
         }
         const chunk = parseJsonEvent(message.data, where, text) as Record<string, unknown>;
         if (chunk.error) throw classifyStreamError(chunk.error, where, text);
+        // vLLM and other compatible servers send an error as a chunk of its own: {"object": "error", …}.
+        if (chunk.object === "error") throw classifyStreamError(chunk, where, text);
         usage = usageOf(chunk.usage) ?? usage;
         const choices = Array.isArray(chunk.choices) ? chunk.choices : [];
         const choice = choices[0] as Record<string, unknown> | undefined;
@@ -230,6 +234,11 @@ export class OpenAiProvider implements Provider {
         if (typeof delta.content === "string" && delta.content !== "") {
           text += delta.content;
           handlers.onText?.(delta.content);
+        }
+        // A refusal comes instead of content: it is the answer, shown as such.
+        if (typeof delta.refusal === "string" && delta.refusal !== "") {
+          text += delta.refusal;
+          handlers.onText?.(delta.refusal);
         }
         if (Array.isArray(delta.tool_calls)) {
           delta.tool_calls.forEach((raw: Record<string, unknown>, position: number) => {
@@ -301,9 +310,15 @@ export class OpenAiProvider implements Provider {
       throw classifyFetchFailure(error, where, signal);
     }
     if (document.error) throw classifyStreamError(document.error, where, "");
+    if (document.object === "error") throw classifyStreamError(document, where, "");
     const choice = ((document.choices as unknown[] | undefined)?.[0] ?? {}) as Record<string, unknown>;
     const message = (choice.message ?? {}) as Record<string, unknown>;
-    const text = typeof message.content === "string" ? message.content : "";
+    const text =
+      typeof message.content === "string" && message.content !== ""
+        ? message.content
+        : typeof message.refusal === "string"
+          ? message.refusal
+          : "";
     if (text) handlers.onText?.(text);
     const calls: PartialCall[] = [];
     if (Array.isArray(message.tool_calls)) {

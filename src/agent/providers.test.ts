@@ -1,6 +1,8 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { providerSchemas } from "../core/provider-schemas.ts";
 import { agentbench } from "../profiles/agentbench.ts";
+import { referenceSuitePath } from "../test-support/reference-suites.ts";
 import { toAnthropicMessages } from "./anthropic.ts";
 import { createProvider } from "./create-provider.ts";
 import { toOpenAiMessages } from "./openai.ts";
@@ -247,6 +249,59 @@ describe("OpenAI-compatible provider", () => {
       text: "done",
       toolCalls: [{ id: "x", name: "run", arguments: '{"command":"ls"}' }],
       usage: { input: 9, output: 3 },
+    });
+  });
+
+  it("shows a refusal as the answer's text (a recorded gpt-4o refusal stream)", async () => {
+    const raw = readFileSync(
+      referenceSuitePath(
+        "provider-streams",
+        "fixtures",
+        "openai-raw",
+        "0a00cd46c61030ff70241d432dcf4aa41fc428937c231e17c3460f3237f6a018.bin",
+      ),
+      "utf8",
+    );
+    const shown: string[] = [];
+    const turn = await createProvider(OPENAI, rawSse(raw).fetch).stream(
+      { system: "", messages: [{ role: "user", text: "hi" }], profile: agentbench },
+      { onText: (delta) => shown.push(delta) },
+    );
+    expect(turn.text).toBe("I'm sorry, I cannot assist with that request.");
+    expect(shown.join("")).toBe(turn.text);
+  });
+
+  it("ends the turn with the error of an {object: error} chunk mid-stream (vLLM and other compatible servers)", async () => {
+    const stream = [
+      'data: {"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Par"},"finish_reason":null}]}',
+      'data: {"object":"error","message":"The model has crashed: CUDA out of memory","type":"InternalServerError","param":null,"code":500}',
+      "",
+    ].join("\n\n");
+    await expect(
+      createProvider(OPENAI, rawSse(stream).fetch).stream({
+        system: "",
+        messages: [{ role: "user", text: "hi" }],
+        profile: agentbench,
+      }),
+    ).rejects.toMatchObject({
+      kind: "server",
+      partialText: "Par",
+      message: expect.stringContaining("CUDA out of memory"),
+    });
+  });
+
+  it("sends a tool call whose arguments were empty back as {}", () => {
+    const messages = toOpenAiMessages(
+      "",
+      [
+        { role: "user", text: "go" },
+        { role: "assistant", text: "", toolCalls: [{ id: "c1", name: "list_files", arguments: "" }] },
+        { role: "tool", callId: "c1", tool: "list_files", content: "{}", isError: false },
+      ],
+      true,
+    );
+    expect(messages[1]).toMatchObject({
+      tool_calls: [{ function: { name: "list_files", arguments: "{}" } }],
     });
   });
 
