@@ -73,7 +73,7 @@ const stateSet: AnyTool = {
 const stateGet: AnyTool = {
   name: "state_get",
   description:
-    "Retrieve a value previously stored with state_set. Returns found=false (not an error) when the key is missing.",
+    "Retrieve a value previously stored with state_set. Returns found=false (not an error) when the key is missing, whatever its shape.",
   inputSchema: {
     type: "object",
     properties: { key: { type: "string", description: "The key given to state_set." } },

@@ -139,7 +139,7 @@ const runTests: AnyTool = {
         type: "array",
         items: { type: "string" },
         description:
-          "Run only these tests: files, node ids (tests/test_a.py::test_x) or name filters, passed to the runner. Default: all tests.",
+          "Run only these tests: files or folders, node ids (tests/test_a.py::test_x), or test names (node --test: --test-name-pattern; vitest and jest: -t; pytest: as given). Default: all tests.",
       },
       timeout_sec: {
         type: "integer",
@@ -381,7 +381,7 @@ const runLint: AnyTool = {
         type: "array",
         items: { type: "string" },
         description:
-          "Files or folders to lint, relative to the workspace root. Default: the whole workspace.",
+          "Files or folders to lint, relative to the workspace root (linted even when the project's excludes cover them, as ruff does; a missing one is reported as E902). Default: the whole workspace.",
       },
     },
     required: [],
@@ -506,7 +506,7 @@ const typecheck: AnyTool = {
         type: "array",
         items: { type: "string" },
         description:
-          "Files or folders to report on, relative to the workspace root. Default: the whole workspace.",
+          "Files or folders to report on, relative to the workspace root (a missing one is reported as TS6053). Default: the whole workspace.",
       },
     },
     required: [],
