@@ -122,11 +122,13 @@ describe("toolroom batch", () => {
     );
     expect(code).toBe(0);
     const out = parse(stdout);
-    expect(out).toHaveLength(4);
+    // Every line gets one answer, the blank one too, so answers stay in step with requests.
+    expect(out).toHaveLength(5);
     expect(out[1].error.error_type).toBe("invalid_params");
     expect(out[1].error.message).toContain("Line 2 is not valid JSON");
     expect(out[2].error.message).toContain('needs a "tool"');
-    expect(out[3].data.content).toBe("x");
+    expect(out[3].error.message).toContain("Line 4 is empty");
+    expect(out[4].data.content).toBe("x");
   });
 
   it("runs node and npm test in the workspace", async () => {

@@ -1,6 +1,3 @@
-import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import { MemoryArtifacts } from "../core/artifacts.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import { Runtime } from "../core/runtime.ts";
@@ -12,6 +9,7 @@ import { createPythonCommands } from "../sandbox/embedded/python/index.ts";
 import { diffSnapshots } from "../sandbox/snapshot.ts";
 import { readHostFolder, writeBackChanges } from "./host-folder.ts";
 import { hostGitIdentity } from "./host-git-identity.ts";
+import { ArtifactsFolder, EventsFile } from "./run-files.ts";
 
 export interface HostRuntimeOptions {
   /** The folder on disk loaded into the embedded sandbox. */
@@ -51,17 +49,10 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
   const initial = await readHostFolder(options.workspace);
   await sandbox.restore(initial);
 
+  const warn = (message: string) => process.stderr.write(`toolroom: ${message}\n`);
   const artifacts = new MemoryArtifacts();
-  const pendingWrites: Promise<void>[] = [];
-  if (options.artifacts) {
-    const folder = options.artifacts;
-    artifacts.onPut((path) => {
-      const target = join(folder, ...path.split("/"));
-      pendingWrites.push(
-        mkdir(dirname(target), { recursive: true }).then(() => writeFile(target, artifacts.get(path)!)),
-      );
-    });
-  }
+  const artifactsFolder = options.artifacts ? new ArtifactsFolder(options.artifacts, warn) : undefined;
+  if (artifactsFolder) artifacts.onPut((path) => artifactsFolder.put(path, artifacts.get(path)!));
   const runtime = new Runtime({
     sandbox,
     profiles: [...PROFILES],
@@ -73,13 +64,8 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
     settings: { networkAllowList: options.networkAllowList, gitIdentity: await hostGitIdentity() },
     fetch: (input, init) => fetch(input, init),
   });
-  let events: WriteStream | undefined;
-  if (options.events) {
-    await mkdir(dirname(options.events), { recursive: true });
-    events = createWriteStream(options.events, { flags: "w" });
-    const stream = events;
-    runtime.subscribe((event) => stream.write(`${JSON.stringify(event)}\n`));
-  }
+  const events = options.events ? await EventsFile.open(options.events, warn) : undefined;
+  if (events) runtime.subscribe((event) => events.write(`${JSON.stringify(event)}\n`));
 
   return {
     runtime,
@@ -91,8 +77,8 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
         );
         for (const warning of warnings) process.stderr.write(`toolroom: ${warning}\n`);
       }
-      await Promise.all(pendingWrites);
-      if (events) await new Promise<void>((resolve) => events.end(resolve));
+      await artifactsFolder?.close();
+      await events?.close();
       await runtime.dispose();
       await sandbox.dispose();
     },

@@ -1,3 +1,4 @@
+import { accessSync, constants, type Stats, statSync } from "node:fs";
 import { parseArgs } from "node:util";
 import packageJson from "../../package.json" with { type: "json" };
 import { providerSchemas, SCHEMA_FORMATS, type SchemaFormat } from "../core/provider-schemas.ts";
@@ -9,6 +10,7 @@ import { SessionFormatError } from "../session/format.ts";
 import { runBatch } from "./batch.ts";
 import { runMcp } from "./mcp.ts";
 import { runReplay } from "./replay.ts";
+import { describeFsError } from "./run-files.ts";
 
 const USAGE = `toolroom — the Toolroom tool runtime on the embedded sandbox
 
@@ -103,6 +105,24 @@ function requireProfile(name: unknown) {
   return profile;
 }
 
+/** A folder this process can list and read, or a usage error saying what the path is instead. */
+function requireFolder(path: string): void {
+  const refuse = (why: string) => new UsageError(`--workspace ${path}: ${why}; give the folder to work in`);
+  let stat: Stats;
+  try {
+    stat = statSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw refuse(code === "ENOENT" ? "no such folder" : describeFsError(error));
+  }
+  if (!stat.isDirectory()) throw refuse("not a folder");
+  try {
+    accessSync(path, constants.R_OK | constants.X_OK);
+  } catch (error) {
+    throw refuse(describeFsError(error));
+  }
+}
+
 /** The options batch and mcp share: a folder, a profile, and how the runtime over it behaves. */
 const RUNTIME_OPTIONS = {
   ...HELP,
@@ -125,6 +145,7 @@ function runtimeOptions(args: string[]) {
   }
   const profile = requireProfile(values.profile);
   if (typeof values.workspace !== "string") throw new UsageError("--workspace is required");
+  requireFolder(values.workspace);
   if (values.approve === "ask")
     throw new UsageError(
       "--approve ask needs a person to answer each prompt, and batch and mcp have none (stdin carries the calls). Use --approve deny to refuse every write and command, or --approve auto.",

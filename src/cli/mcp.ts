@@ -1,9 +1,9 @@
 import { resolve as resolvePath } from "node:path";
-import { createInterface } from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { Profile } from "../core/profile.ts";
 import { providerSchemas } from "../core/provider-schemas.ts";
 import { type HostRuntimeOptions, openHostRuntime } from "./host-runtime.ts";
+import { inputLines, parseRequestLine } from "./input-lines.ts";
 
 export interface McpOptions extends HostRuntimeOptions {
   profile: Profile;
@@ -109,16 +109,17 @@ export async function runMcp(options: McpOptions): Promise<number> {
     }
   };
 
-  const lines = createInterface({ input: options.input, crlfDelay: Number.POSITIVE_INFINITY });
-  for await (const line of lines) {
-    if (line.trim() === "") continue;
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch (error) {
-      await fail(null, PARSE_ERROR, `Not JSON: ${(error as Error).message}`);
+  for await (const line of inputLines(options.input)) {
+    const parsed = parseRequestLine(line);
+    if (!parsed.ok) {
+      await fail(
+        null,
+        parsed.message.includes("not valid JSON") ? PARSE_ERROR : INVALID_REQUEST,
+        parsed.message,
+      );
       continue;
     }
+    const message = parsed.value;
     // MCP has no JSON-RPC batches (since 2025-06-18): an array is not a request.
     if (typeof message !== "object" || message === null || Array.isArray(message)) {
       await fail(null, INVALID_REQUEST, "Expected one JSON-RPC request object per line.");
