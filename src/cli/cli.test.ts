@@ -445,11 +445,12 @@ describe("toolroom mcp", () => {
     ].join("\n");
     const { code, stdout } = await toolroom(["mcp", "--workspace", dir, "--profile", "agentbench"], input);
     expect(code).toBe(0);
+    // The notification gets no answer; every request does, as soon as it is ready (ids pair them).
     const replies = stdout
       .trim()
       .split("\n")
-      .map((line) => JSON.parse(line));
-    // The notification gets no answer; every request does, in order.
+      .map((line) => JSON.parse(line))
+      .sort((a, b) => (a.id ?? Number.POSITIVE_INFINITY) - (b.id ?? Number.POSITIVE_INFINITY));
     expect(replies.map((reply) => reply.id)).toEqual([1, 2, 3, 4, 5, 6, null]);
     expect(replies[0].result).toMatchObject({ protocolVersion: "2025-03-26", capabilities: { tools: {} } });
     expect(replies[1].result.tools.map((tool: { name: string }) => tool.name)).toEqual([
