@@ -1,36 +1,7 @@
-import { lstat, mkdir, readdir, readFile, readlink, rm, symlink, unlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, rm, symlink, unlink, writeFile } from "node:fs/promises";
 import { join, sep } from "node:path";
 import type { FileChange } from "../core/checkpoints.ts";
 import { gitSetupReason, isGitFolderName } from "../core/git-setup.ts";
-import type { SnapshotEntry, WorkspaceSnapshot } from "../sandbox/types.ts";
-
-/** Reads a folder on disk into snapshot entries, never following symlinks (they are kept as symlinks). */
-export async function readHostFolder(folder: string): Promise<WorkspaceSnapshot> {
-  const entries: SnapshotEntry[] = [];
-  const walk = async (relative: string): Promise<void> => {
-    const names = (await readdir(relative === "" ? folder : join(folder, relative))).sort();
-    for (const name of names) {
-      const path = relative === "" ? name : `${relative}/${name}`;
-      const full = join(folder, ...path.split("/"));
-      const stat = await lstat(full);
-      if (stat.isSymbolicLink()) entries.push({ path, type: "symlink", target: await readlink(full) });
-      else if (stat.isDirectory()) {
-        entries.push({ path, type: "directory" });
-        await walk(path);
-      } else if (stat.isFile()) {
-        entries.push({
-          path,
-          type: "file",
-          data: new Uint8Array(await readFile(full)),
-          mode: stat.mode & 0o777,
-          mtimeMs: stat.mtimeMs,
-        });
-      }
-    }
-  };
-  await walk("");
-  return { entries };
-}
 
 /** Whether a symlink's target, read from its own folder, stays inside the workspace. */
 function targetStaysInside(path: string, target: string): boolean {

@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -143,6 +143,28 @@ describe("the command line on bad input", () => {
       `cannot write artifacts to ${join(dir, "a.txt")} (a part of the path is a file`,
     );
     expectNoStack(run.stderr);
+  }, 60_000);
+
+  it("leaves out names that are not UTF-8 and special files, says so, and serves the rest", async () => {
+    const dir = folder();
+    writeFileSync(
+      Buffer.concat([Buffer.from(`${dir}/bad-`), Buffer.from([0xff, 0xfe]), Buffer.from(".txt")]),
+      "x",
+    );
+    execFileSync("mkfifo", [join(dir, "pipe")]);
+    const run = await toolroom(
+      ["batch", "--workspace", dir, "--profile", "agentbench", "--write-back"],
+      text(`{"tool":"list_files","params":{}}\n{"tool":"run","params":{"command":"ls; echo y > new.txt"}}\n`),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expectNoStack(run.stderr);
+    const [listed, ran] = answers(run.stdout);
+    expect(listed.data.files).toEqual(["a.txt"]);
+    expect(ran.data.stdout).toBe("a.txt\n");
+    expect(run.stderr).toContain("left out bad-\ufffd\ufffd.txt: its name is not valid UTF-8");
+    expect(run.stderr).toContain("left out pipe: a FIFO, not a file");
+    expect(readFileSync(join(dir, "new.txt"), "utf8")).toBe("y\n");
+    expect(readdirSync(dir).length).toBe(4);
   }, 60_000);
 
   it("answers a line over 512 MB with an error, without holding it, and reads on", async () => {

@@ -20,6 +20,7 @@ import { withStopSignal } from "./command-signal.ts";
 import { embeddedCommands } from "./commands/index.ts";
 import { DeviceText } from "./device-output.ts";
 import { withFsErrors } from "./fs-errors.ts";
+import type { FolderSource } from "./lazy-folder.ts";
 import { liveScriptPlugin } from "./live-script.ts";
 import { RecordingFs } from "./recording-fs.ts";
 import { ShellSession } from "./shell-session.ts";
@@ -273,6 +274,19 @@ export class EmbeddedSandbox implements Sandbox {
     };
     await walk(this.workspaceRoot, "");
     return { entries };
+  }
+
+  /**
+   * Serves the (empty) workspace folder from `source`, read on demand: a folder's names when
+   * something looks inside it, a file's bytes when they are read. Writes stay in memory.
+   */
+  mountFolder(source: FolderSource, root: { mode: number; mtimeMs: number }): void {
+    this.fs.mountFolder(source, root);
+  }
+
+  /** What differs from the mounted folder's source, path by path (what write-back writes). */
+  folderChanges(): WorkspaceChange[] {
+    return this.fs.folderChanges();
   }
 
   /** Records through the filesystem itself: only the paths a command touches are read. */

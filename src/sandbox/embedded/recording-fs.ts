@@ -2,6 +2,7 @@ import { type CpOptions, InMemoryFs, type MkdirOptions, type RmOptions } from "j
 import { collapsePath, parentOf } from "../paths.ts";
 import { sameEntry } from "../snapshot.ts";
 import type { SnapshotEntry, WorkspaceChange } from "../types.ts";
+import { type EntryMap, type FolderSource, LazyFolder, lazyFile, type MemoryEntry } from "./lazy-folder.ts";
 
 type FileContent = Parameters<InMemoryFs["writeFile"]>[1];
 type WriteOptions = Parameters<InMemoryFs["writeFile"]>[2];
@@ -14,9 +15,32 @@ type Entry = { type: "file" | "directory" | "symlink" };
  */
 class PathMap extends Map<string, Entry> {
   readonly children = new Map<string, Set<string>>();
+  /** A folder read on demand: a path it has not listed yet is looked for there first. */
+  lazy: LazyFolder | undefined;
+
+  override get(key: string): Entry | undefined {
+    const found = super.get(key);
+    if (found !== undefined || this.lazy === undefined) return found;
+    return this.lazy.load(this.view, (path) => this.get(path) as MemoryEntry | undefined, key)
+      ? super.get(key)
+      : undefined;
+  }
+
+  override has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  /** The map as the lazy folder sees it: no loading on lookups. */
+  readonly view: EntryMap = {
+    peek: (path) => Map.prototype.get.call(this, path) as MemoryEntry | undefined,
+    put: (path, entry) => {
+      this.set(path, entry as Entry);
+    },
+    names: (path) => this.children.get(path) ?? [],
+  };
 
   override set(key: string, value: Entry): this {
-    if (!super.has(key) && key !== "/") {
+    if (!Map.prototype.has.call(this, key) && key !== "/") {
       const slash = key.lastIndexOf("/");
       const parent = slash <= 0 ? "/" : key.slice(0, slash);
       const names = this.children.get(parent) ?? new Set<string>();
@@ -86,6 +110,7 @@ export class RecordingFs extends InMemoryFs {
 
   /** A folder's entries in name order, from the children index (just-bash's own scans every path). */
   override async readdirWithFileTypes(path: string): Promise<Dirent[]> {
+    this.listLazily(path);
     const folder = isNormalized(path) ? this.paths.get(path) : undefined;
     if (folder?.type !== "directory") return super.readdirWithFileTypes(path);
     const prefix = path === "/" ? "/" : `${path}/`;
@@ -131,6 +156,7 @@ export class RecordingFs extends InMemoryFs {
   }
 
   override async readdir(path: string): Promise<string[]> {
+    this.listLazily(path);
     const folder = isNormalized(path) ? this.paths.get(path) : undefined;
     if (folder?.type !== "directory") return super.readdir(path);
     return [...(this.paths.children.get(path) ?? [])].sort(byName);
@@ -138,6 +164,81 @@ export class RecordingFs extends InMemoryFs {
 
   setRoot(root: string): void {
     this.root = root;
+  }
+
+  /**
+   * Serves the workspace folder from `source`, read on demand (see LazyFolder). The folder must be
+   * empty; what is written to it stays in memory, and folderChanges() says what differs.
+   */
+  mountFolder(source: FolderSource, root: { mode: number; mtimeMs: number }): void {
+    const folder = new LazyFolder(this.root, source);
+    this.paths.lazy = folder;
+    this.paths.set(this.root, folder.rootEntry(root.mode, root.mtimeMs) as Entry);
+  }
+
+  /** The workspace against the mounted folder's source: what write-back writes. */
+  folderChanges(): WorkspaceChange[] {
+    return this.paths.lazy?.changes(this.paths.view) ?? [];
+  }
+
+  /** How a path looked in the mounted folder's source when it was listed. */
+  loadedEntry(relative: string) {
+    return this.paths.lazy?.loadedEntry(relative);
+  }
+
+  /** Every path, the mounted folder's unlisted ones too (names only: no file is read). */
+  override getAllPaths(): string[] {
+    this.paths.lazy?.listAll(this.paths.view, this.root);
+    return super.getAllPaths();
+  }
+
+  /** A file of the mounted folder not read yet is stat'ed from its listing, not read for its size. */
+  override async stat(path: string): Promise<Awaited<ReturnType<InMemoryFs["stat"]>>> {
+    return this.unreadStat(path, true) ?? super.stat(path);
+  }
+
+  override async lstat(path: string): Promise<Awaited<ReturnType<InMemoryFs["lstat"]>>> {
+    return this.unreadStat(path, false) ?? super.lstat(path);
+  }
+
+  private unreadStat(path: string, follow: boolean) {
+    const lazy = this.paths.lazy;
+    if (!lazy || path.includes("\0")) return undefined;
+    const self = this as unknown as {
+      resolveIntermediateSymlinks(path: string): string;
+      resolvePathWithSymlinks(path: string): string;
+      identityFor(entry: object): string;
+    };
+    let real: string;
+    try {
+      real = follow ? self.resolvePathWithSymlinks(path) : self.resolveIntermediateSymlinks(path);
+    } catch {
+      return undefined;
+    }
+    const entry = this.paths.get(real) as MemoryEntry | undefined;
+    const size = entry ? lazy.sizeOf(entry) : undefined;
+    if (!entry || size === undefined) return undefined;
+    return {
+      isFile: true,
+      isDirectory: false,
+      isSymbolicLink: false,
+      mode: entry.mode,
+      size,
+      mtime: entry.mtime,
+      identity: self.identityFor(entry),
+    };
+  }
+
+  /** Lists a folder of the mounted source before its names are read. */
+  private listLazily(path: string): void {
+    const lazy = this.paths.lazy;
+    if (!lazy || path.includes("\0")) return;
+    const self = this as unknown as { resolvePathWithSymlinks(path: string): string };
+    try {
+      lazy.ensureListed(this.paths.view, self.resolvePathWithSymlinks(path));
+    } catch {
+      // a loop or a missing folder: the listing reports it
+    }
   }
 
   /** Starts recording; returns a function that stops and reports the changes. */
@@ -247,7 +348,7 @@ export class RecordingFs extends InMemoryFs {
     const visit = async (absolute: string): Promise<void> => {
       let stat: Awaited<ReturnType<InMemoryFs["lstat"]>>;
       try {
-        stat = await super.lstat(absolute);
+        stat = await this.lstat(absolute);
       } catch {
         return;
       }
@@ -258,13 +359,20 @@ export class RecordingFs extends InMemoryFs {
         entries.set(relative, { path: relative, type: "directory" });
         for (const name of await this.readdir(absolute)) await visit(`${absolute}/${name}`);
       } else {
-        entries.set(relative, {
-          path: relative,
-          type: "file",
-          data: (await super.readFileBuffer(absolute)).slice(),
-          mode: stat.mode & 0o7777,
-          mtimeMs: stat.mtime.getTime(),
-        });
+        const memory = this.paths.get(absolute) as MemoryEntry | undefined;
+        // A file of the mounted folder never read: its bytes are read only if compared.
+        entries.set(
+          relative,
+          memory && "lazy" in memory
+            ? lazyFile(relative, stat.mode & 0o7777, stat.mtime.getTime(), memory.lazy)
+            : {
+                path: relative,
+                type: "file",
+                data: (await super.readFileBuffer(absolute)).slice(),
+                mode: stat.mode & 0o7777,
+                mtimeMs: stat.mtime.getTime(),
+              },
+        );
       }
     };
     await visit(path);

@@ -23,6 +23,12 @@ const DEFAULT_TIMEOUT_MS = 10 * 60_000;
 const STOP_MARGIN_MS = STOP_GRACE_MS + 500;
 /** Folders of the shell's filesystem that are devices or kernel views, not files to copy in. */
 const SKIPPED = ["/proc", "/dev", "/sys"];
+/**
+ * Folders a Python run is not given a copy of: JavaScript dependencies, often hundreds of MB, that
+ * every run would copy (and a folder read on demand would read whole) for a program that never
+ * looks at them.
+ */
+const NOT_COPIED = new Set(["node_modules"]);
 
 /** Where a host's Python runs; null until the host registers one (see setPythonRunner). */
 let runner: (() => PythonRunner) | null = null;
@@ -199,7 +205,7 @@ export async function readTree(fs: IFileSystem): Promise<TreeEntry[]> {
     const names = (await fs.readdir(folder)).sort();
     for (const name of names) {
       const path = folder === "/" ? `/${name}` : `${folder}/${name}`;
-      if (SKIPPED.includes(path) || isReserved(path)) continue;
+      if (SKIPPED.includes(path) || NOT_COPIED.has(name) || isReserved(path)) continue;
       const stat = await fs.lstat(path);
       if (stat.isSymbolicLink) tree.push({ path, kind: "symlink", target: await fs.readlink(path) });
       else if (stat.isDirectory) {

@@ -180,6 +180,21 @@ describe("python3 in the embedded sandbox", { timeout: 120_000 }, () => {
   });
 });
 
+describe("what a python3 run is given", { timeout: 120_000 }, () => {
+  it("is not given node_modules: JavaScript dependencies are not copied into every run", async () => {
+    await sandbox.mkdir("/workspace/web/node_modules/dep", { recursive: true });
+    await sandbox.writeFile("/workspace/web/node_modules/dep/index.js", "module.exports = 1;\n");
+    await sandbox.writeFile("/workspace/web/app.js", "require('dep');\n");
+    const result = await run(
+      "cd web && python3 -c \"import os; print(sorted(os.listdir('.'))); open('made.txt','w').write('x')\"",
+    );
+    expect(result).toMatchObject({ exitCode: 0, stdout: "['app.js']\n" });
+    // The run's own changes come back, and node_modules is untouched.
+    expect(await text("/workspace/web/made.txt")).toBe("x");
+    expect(await text("/workspace/web/node_modules/dep/index.js")).toBe("module.exports = 1;\n");
+  });
+});
+
 describe("python3 against the real CPython", { timeout: 120_000 }, () => {
   const programs = [
     "import json; print(json.dumps({'b': [1, 2.5, None], 'a': 'é'}, sort_keys=True, indent=1))",
