@@ -113,6 +113,9 @@ describe("a folder read on demand", () => {
     expect((await sandbox.lstat("/workspace/bin/run.sh")).mode).toBe(0o755);
     await sandbox.exec("ls -la src bin > /dev/null; test -x bin/run.sh");
     expect(source.reads).toEqual(["src/a.ts"]);
+    // A file never written is not kept: each read goes to the source (memory stays flat).
+    await sandbox.readFile("/workspace/src/a.ts");
+    expect(source.reads).toEqual(["src/a.ts", "src/a.ts"]);
     // Command lookup looks into node_modules/.bin (PATH): names at the top only.
     expect(source.listed).not.toContain("node_modules/big");
   });

@@ -192,6 +192,24 @@ export class RecordingFs extends InMemoryFs {
     return super.getAllPaths();
   }
 
+  /**
+   * A file of the mounted folder that was never written is read from its source each time, not
+   * kept: reading a 400 MB node_modules through costs no memory after the read.
+   */
+  override async readFileBuffer(path: string): Promise<Uint8Array> {
+    if (this.paths.lazy && !path.includes("\0")) {
+      const self = this as unknown as { resolvePathWithSymlinks(path: string): string };
+      let entry: MemoryEntry | undefined;
+      try {
+        entry = this.paths.get(self.resolvePathWithSymlinks(path)) as MemoryEntry | undefined;
+      } catch {
+        entry = undefined;
+      }
+      if (entry && "lazy" in entry) return entry.lazy();
+    }
+    return super.readFileBuffer(path);
+  }
+
   /** A file of the mounted folder not read yet is stat'ed from its listing, not read for its size. */
   override async stat(path: string): Promise<Awaited<ReturnType<InMemoryFs["stat"]>>> {
     return this.unreadStat(path, true) ?? super.stat(path);
