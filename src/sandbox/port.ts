@@ -1,4 +1,5 @@
 import { proxy, type Remote } from "comlink";
+import { type StopAddress, StopBoard, stopAddress } from "./stop-signal.ts";
 import {
   type BackendKind,
   type DirEntry,
@@ -30,7 +31,8 @@ export interface SandboxInfo {
   capabilities: SandboxCapabilities;
 }
 
-export type PortExecOptions = Omit<ExecOptions, "signal">;
+/** An AbortSignal cannot cross threads; a board signal's shared-memory address can (see stop-signal.ts). */
+export type PortExecOptions = Omit<ExecOptions, "signal"> & { stop?: StopAddress };
 
 export interface PortPty {
   id: string;
@@ -112,9 +114,16 @@ export function sandboxPort(sandbox: Sandbox): SandboxPort {
       settle(async () => {
         const controller = new AbortController();
         running.set(execId, controller);
+        const { stop, ...rest } = options;
+        // The stop is read from shared memory too: this thread may be the one stuck in the busy loop,
+        // where the cancel message would wait behind it.
+        const shared = stop
+          ? StopBoard.attach(stop.buffer).signal(stop.channel, stop.job, { parents: [controller.signal] })
+          : undefined;
         try {
-          return await sandbox.exec(command, { ...options, signal: controller.signal });
+          return await sandbox.exec(command, { ...rest, signal: shared?.signal ?? controller.signal });
         } finally {
+          shared?.dispose();
           running.delete(execId);
         }
       }),
@@ -208,7 +217,8 @@ export class RemoteSandbox implements Sandbox {
     signal?.addEventListener("abort", cancel, { once: true });
     try {
       if (signal?.aborted) cancel();
-      return unwrap(await this.port.exec(command, rest, execId));
+      const stop = stopAddress(signal);
+      return unwrap(await this.port.exec(command, stop ? { ...rest, stop } : rest, execId));
     } finally {
       signal?.removeEventListener("abort", cancel);
     }

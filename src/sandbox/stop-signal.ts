@@ -15,6 +15,27 @@
  * last job number handed out. A stop names a job, so a late request never stops the next one.
  */
 
+/**
+ * Where a board's stop for one job lives: enough for another thread to watch the same job
+ * (a SharedArrayBuffer crosses postMessage shared, not copied).
+ */
+export interface StopAddress {
+  buffer: SharedArrayBuffer;
+  channel: number;
+  job: number;
+}
+
+/** The shared-memory address each board signal answers to, for passing a stop across threads. */
+const addresses = new WeakMap<AbortSignal, StopAddress>();
+
+/** Where `signal`'s stop lives, when it reads shared memory (a board signal, or one derived from it). */
+export function stopAddress(signal: AbortSignal | undefined): StopAddress | undefined {
+  return signal ? addresses.get(signal) : undefined;
+}
+
+/** Boards seen from this thread, one per buffer, so every signal on a buffer shares its waits. */
+const attached = new WeakMap<SharedArrayBuffer, StopBoard>();
+
 /** Why work was stopped: someone asked (Ctrl-C, Cancel, a client's cancel), or its deadline passed. */
 export type StopReason = "interrupt" | "deadline";
 
@@ -105,7 +126,13 @@ export class StopBoard {
 
   /** The same board seen from another thread (the buffer came through postMessage or workerData). */
   static attach(buffer: SharedArrayBuffer | ArrayBuffer): StopBoard {
-    return new StopBoard(buffer);
+    if (!(SharedArrayBufferCtor && buffer instanceof SharedArrayBufferCtor)) return new StopBoard(buffer);
+    let board = attached.get(buffer);
+    if (!board) {
+      board = new StopBoard(buffer);
+      attached.set(buffer, board);
+    }
+    return board;
   }
 
   /** A channel of its own for a session (a terminal, a PTY); undefined when all are taken. */
@@ -160,11 +187,13 @@ export class StopBoard {
   signal(channel: number, job: number, options: SignalOptions = {}): StopHandle {
     const index = this.index(channel, STOP);
     const cells = this.cells;
-    return stopHandle(
+    const handle = stopHandle(
       () => atomicLoad(cells, index) === job,
       options,
       (wake) => this.watch(index, wake),
     );
+    if (this.shared) addresses.set(handle.signal, { buffer: this.buffer as SharedArrayBuffer, channel, job });
+    return handle;
   }
 
   /** One wait per stop cell, shared by every signal on it: waiters hear of a stop without polling. */
@@ -290,6 +319,8 @@ function stopHandle(
     unwatch?.();
   };
   signal.addEventListener("abort", dispose, { once: true });
+  const inherited = parents.map((parent) => addresses.get(parent)).find((address) => address !== undefined);
+  if (inherited) addresses.set(signal, inherited);
   settle();
   return { signal, dispose };
 }
