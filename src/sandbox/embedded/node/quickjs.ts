@@ -39,3 +39,39 @@ export function loadQuickJS(): Promise<QuickJSWASMModule> {
 export function discardQuickJS(instance: QuickJSWASMModule): void {
   if (current?.instance === instance) current = null;
 }
+
+/** Caps on one wasm memory's growth, one per engine running on it (the largest holds). */
+const growthCaps = new WeakMap<WebAssembly.Memory, Set<{ bytes: number }>>();
+
+/**
+ * Refuses to grow `instance`'s wasm memory past `maxBytes` until the returned release is called.
+ * QuickJS's own memory limit cannot hold in this build (it counts blocks by malloc_usable_size,
+ * which emscripten's malloc lacks): a program under a 256 MB limit grew the heap to 2 GB. A refused
+ * growth makes malloc fail, which QuickJS reports as "out of memory" to the program.
+ */
+export function capWasmMemory(instance: QuickJSWASMModule, maxBytes: number): () => void {
+  const memory = instance.getWasmMemory();
+  let caps = growthCaps.get(memory);
+  if (!caps) {
+    const active = new Set<{ bytes: number }>();
+    caps = active;
+    growthCaps.set(memory, active);
+    const grow = memory.grow.bind(memory);
+    // Emscripten grows the heap through this method (emscripten_resize_heap), catching a throw as "no".
+    Object.defineProperty(memory, "grow", {
+      value: (pages: number) => {
+        if (active.size > 0) {
+          const limit = Math.max(...[...active].map((cap) => cap.bytes));
+          if (memory.buffer.byteLength + pages * 65536 > limit)
+            throw new RangeError("the embedded node's memory cap is reached");
+        }
+        return grow(pages);
+      },
+    });
+  }
+  const cap = { bytes: maxBytes };
+  caps.add(cap);
+  return () => {
+    caps.delete(cap);
+  };
+}

@@ -8,7 +8,7 @@ import type {
 import { GUEST_BOOTSTRAP } from "./guest/bootstrap.ts";
 import { BUILTIN_SOURCES } from "./guest/builtins.ts";
 import { DIGEST_NAMES, digest, isDigest } from "./hashes.ts";
-import { discardQuickJS, loadQuickJS } from "./quickjs.ts";
+import { capWasmMemory, discardQuickJS, loadQuickJS } from "./quickjs.ts";
 import { builtinName, ResolveError, resolveImport, resolveRequire } from "./resolver.ts";
 import { ContentMissing, FsError, type SyncFs } from "./sync-fs.ts";
 
@@ -128,11 +128,17 @@ class NodeVm {
   private flushingTap = false;
   private readonly owned: QuickJSHandle[] = [];
   private readonly missing = new Set<string>();
+  private readonly releaseMemory: () => void;
 
   constructor(
     private readonly quickjs: QuickJSWASMModule,
     private readonly options: VmOptions,
   ) {
+    // The heap may hold what earlier engines left (at most RECYCLE_HEAP_BYTES) plus this program's cap.
+    this.releaseMemory = capWasmMemory(
+      quickjs,
+      quickjs.getWasmMemory().buffer.byteLength + options.memoryLimitBytes,
+    );
     this.runtime = quickjs.newRuntime();
     this.runtime.setMemoryLimit(options.memoryLimitBytes);
     this.runtime.setMaxStackSize(MAX_STACK_BYTES);
@@ -368,6 +374,7 @@ class NodeVm {
   }
 
   dispose(): void {
+    this.releaseMemory();
     for (const handle of this.owned) if (handle.alive) handle.dispose();
     // Wasm memory never shrinks: an engine a big program grew is dropped rather than kept at that size.
     const heap = (this.quickjs as unknown as { module?: { HEAPU8?: Uint8Array } }).module?.HEAPU8;

@@ -1,0 +1,69 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
+const MB = 1024 * 1024;
+
+/** The most memory the process ever held (Linux's high-water mark of its resident set). */
+function peakBytes(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = /^VmHWM:\s+(\d+) kB/mu.exec(status)?.[1];
+  if (kb === undefined) throw new Error(`no VmHWM in /proc/${pid}/status`);
+  return Number(kb) * 1024;
+}
+
+/**
+ * Runs `toolroom batch` on a small folder with `calls`, one line each, and reads the CLI process's
+ * peak memory once every call is answered (while the process still lives).
+ */
+interface Answer {
+  data: { stdout: string; stderr: string };
+}
+
+function measured(calls: object[]): Promise<{ answers: Answer[]; peak: number }> {
+  const dir = mkdtempSync(join(tmpdir(), "toolroom-memory-"));
+  writeFileSync(join(dir, "a.txt"), "hi\n");
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, ["batch", "--workspace", dir, "--profile", "agentbench"], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+      const lines = stdout.split("\n").filter((line) => line !== "");
+      if (lines.length < calls.length) return;
+      const peak = peakBytes(child.pid!);
+      child.stdin.end();
+      resolve({ answers: lines.map((line) => JSON.parse(line)), peak });
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      if (stdout.split("\n").filter((line) => line !== "").length < calls.length)
+        reject(new Error(`toolroom exited ${code} before answering: ${stderr}`));
+    });
+    child.stdin.write(calls.map((call) => `${JSON.stringify(call)}\n`).join(""));
+  });
+}
+
+const run = (command: string) => ({ tool: "run", params: { command, timeout_sec: 120 } });
+
+describe.runIf(existsSync("/proc/self/status"))("a call's memory, measured on the real process", () => {
+  it("the embedded node's 256 MB cap holds for the whole process (it grew the CLI to 2.2 GB)", async () => {
+    const { answers, peak } = await measured([
+      run(`node -e "let a = []; while (true) a.push('x'.repeat(1000) + Math.random())"`),
+      run(`node -p "'still here'"`),
+    ]);
+    expect(answers[0]!.data.stderr).toContain("InternalError: out of memory");
+    expect(answers[0]!.data.stderr).toContain("heap is capped at 256 MB");
+    expect(answers[1]!.data.stdout).toBe("still here\n");
+    // The CLI itself (~200 MB) + what an earlier engine may leave (64 MB) + the program's 256 MB.
+    expect(peak).toBeLessThan(700 * MB);
+  }, 180_000);
+});
