@@ -133,20 +133,22 @@ export class McpServer {
     if (hasId && !isId(id)) {
       return errorResponse(null, INVALID_REQUEST, 'A request\'s "id" must be a string or a number.');
     }
+    // Without an id it is a notification only when well formed; anything else is an invalid
+    // request, answered with id null as JSON-RPC 2.0 asks (else the line would go unanswered).
     if (message.jsonrpc !== "2.0" || typeof message.method !== "string") {
-      return hasId
-        ? errorResponse(
-            id as Id,
-            INVALID_REQUEST,
-            'Expected a JSON-RPC 2.0 request: "jsonrpc": "2.0" and a "method".',
-          )
-        : null;
+      return errorResponse(
+        hasId ? (id as Id) : null,
+        INVALID_REQUEST,
+        'Expected a JSON-RPC 2.0 request: "jsonrpc": "2.0" and a "method".',
+      );
     }
     if (
       message.params !== undefined &&
       (typeof message.params !== "object" || message.params === null || Array.isArray(message.params))
     ) {
-      return hasId ? errorResponse(id as Id, INVALID_PARAMS, '"params" must be an object.') : null;
+      return hasId
+        ? errorResponse(id as Id, INVALID_PARAMS, '"params" must be an object.')
+        : errorResponse(null, INVALID_REQUEST, 'A notification\'s "params" must be an object.');
     }
     const params = (message.params ?? {}) as Record<string, unknown>;
     if (!hasId) {

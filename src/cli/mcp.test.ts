@@ -256,6 +256,9 @@ describe("toolroom mcp on raw lines", () => {
       `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":${"[".repeat(600)}${"]".repeat(600)}}}`,
       '{"jsonrpc":"2.0","id":6,"result":{}}',
       '{"jsonrpc":"2.0","method":"notifications/whatever"}',
+      '{"foo":"bar"}',
+      '{"jsonrpc":"2.0","method":1,"params":"bar"}',
+      '{"jsonrpc":"2.0","method":"notifications/whatever","params":5}',
     );
     expect(await session.close()).toBe(0);
     const codes = session.messages.map((message) => [
@@ -275,6 +278,10 @@ describe("toolroom mcp on raw lines", () => {
         [2, -32600],
         [3, -32601],
         [4, -32602],
+        [null, -32600],
+        // Objects without an id that are no notification (JSON-RPC 2.0's own examples).
+        [null, -32600],
+        [null, -32600],
         [null, -32600],
       ]),
     );
