@@ -3,13 +3,15 @@ import { checkLesson, type Lesson, serializeLesson } from "../../lessons/lesson.
 import { lessonLink } from "../../lessons/share.ts";
 import type { ToolInfo } from "../../worker/api.ts";
 import { download } from "../download.ts";
+import { ChecksForm } from "../lesson-author/ChecksForm.tsx";
+import {
+  type CheckDraft,
+  checksFromDrafts,
+  draftsFromJson,
+  draftsToJson,
+  emptyDraft,
+} from "../lesson-author/check-drafts.ts";
 import { getModel, message, useAppState } from "../model.ts";
-
-const EXAMPLE_CHECKS = `[
-  { "id": "fixed", "title": "The bug is fixed", "kind": "file_contains", "path": "src/app.js", "text": "return a + b" },
-  { "id": "patched", "title": "The fix was made with a patch", "kind": "changed_with", "path": "src/app.js", "tools": ["apply_patch"] },
-  { "id": "few", "title": "At most 6 calls", "kind": "call_count", "max": 6 }
-]`;
 
 const slug = (title: string) =>
   title
@@ -37,7 +39,20 @@ export function LessonAuthor() {
   const [tools, setTools] = useState<ToolInfo[]>([]);
   const [chosen, setChosen] = useState<string[]>([]);
   const [hints, setHints] = useState("");
-  const [checks, setChecks] = useState(EXAMPLE_CHECKS);
+  const [drafts, setDrafts] = useState<CheckDraft[]>([emptyDraft()]);
+  // The form, or the same checks as JSON text (for pasting, or fields the form has no widget for).
+  const [checksView, setChecksView] = useState<"form" | "json">("form");
+  const [checksJson, setChecksJson] = useState("");
+  const filesVersion = useAppState((state) => state.filesVersion);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: model.files changes in place; filesVersion says when
+  const paths = useMemo(
+    () =>
+      [...model.files]
+        .filter(([path, type]) => type === "file" && !path.startsWith(".git/"))
+        .map(([path]) => path)
+        .sort(),
+    [model, filesVersion],
+  );
   const [readOnly, setReadOnly] = useState("");
   const [commands, setCommands] = useState("");
   const [maxCalls, setMaxCalls] = useState("");
@@ -64,12 +79,7 @@ export function LessonAuthor() {
         ...(list(commands).length > 0 ? { allowedCommands: list(commands) } : {}),
         ...(maxCalls.trim() ? { maxCalls: Number(maxCalls) } : {}),
       };
-      let parsedChecks: unknown;
-      try {
-        parsedChecks = JSON.parse(checks);
-      } catch (error) {
-        throw new Error(`The checks are not valid JSON: ${message(error)}`);
-      }
+      const checks = checksFromDrafts(checksView === "form" ? drafts : draftsFromJson(checksJson));
       const lesson = checkLesson({
         format: "toolroom-lesson",
         version: 1,
@@ -83,7 +93,7 @@ export function LessonAuthor() {
           .map((line) => line.trim())
           .filter(Boolean),
         ...(Object.keys(controls).length > 0 ? { controls } : {}),
-        checks: parsedChecks,
+        checks,
       });
       setProblem(null);
       return lesson;
@@ -156,15 +166,55 @@ export function LessonAuthor() {
           <span className="field-name">Hints, one per line</span>
           <textarea rows={3} value={hints} onChange={(event) => setHints(event.target.value)} />
         </label>
-        <label className="field">
-          <span className="field-name">Checks (JSON)</span>
-          <textarea
-            rows={6}
-            value={checks}
-            onChange={(event) => setChecks(event.target.value)}
-            className="mono"
-          />
-        </label>
+        <fieldset className="author-checks">
+          <legend>Checks: when the lesson is done</legend>
+          <div className="row">
+            <span className="help">Edit them as</span>
+            <button
+              type="button"
+              aria-pressed={checksView === "form"}
+              onClick={() => {
+                if (checksView === "form") return;
+                try {
+                  setDrafts(draftsFromJson(checksJson));
+                  setChecksView("form");
+                  setProblem(null);
+                } catch (error) {
+                  setProblem(`${message(error)} Fix the JSON to go back to the form.`);
+                }
+              }}
+              data-testid="checks-as-form"
+            >
+              Form
+            </button>
+            <button
+              type="button"
+              aria-pressed={checksView === "json"}
+              onClick={() => {
+                if (checksView === "json") return;
+                setChecksJson(draftsToJson(drafts));
+                setChecksView("json");
+              }}
+              data-testid="checks-as-json"
+            >
+              JSON
+            </button>
+          </div>
+          {checksView === "form" ? (
+            <ChecksForm drafts={drafts} onChange={setDrafts} tools={chosen} paths={paths} />
+          ) : (
+            <label className="field">
+              <span className="field-name">Checks (JSON)</span>
+              <textarea
+                rows={10}
+                value={checksJson}
+                onChange={(event) => setChecksJson(event.target.value)}
+                className="mono"
+                data-testid="checks-json"
+              />
+            </label>
+          )}
+        </fieldset>
         <label className="field">
           <span className="field-name">Read-only paths (globs, comma-separated)</span>
           <input
