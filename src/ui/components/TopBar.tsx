@@ -1,4 +1,6 @@
+import { useEffect } from "react";
 import type { BackendChoice } from "../../worker/api.ts";
+import { keepMenusInView } from "../layout/menus.ts";
 import { getModel, useAppState } from "../model.ts";
 import { LessonMenu } from "./LessonMenu.tsx";
 import { SandboxBadge } from "./SandboxBadge.tsx";
@@ -8,6 +10,7 @@ import { WorkspaceMenu } from "./WorkspaceMenu.tsx";
 export function TopBar() {
   const model = getModel();
   const settings = useAppState((state) => state.settings);
+  useEffect(keepMenusInView, []);
   return (
     <header className="top-bar">
       <h1>Toolroom</h1>
