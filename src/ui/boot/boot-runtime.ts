@@ -8,6 +8,9 @@ import type { WorkerHost } from "../worker-host.ts";
 import { planBoot } from "./boot-plan.ts";
 import { describeSupport, detectBrowserSupport, type SupportLine } from "./browser-support.ts";
 
+/** The longest the UI waits for the runtime's boot before it loads anyway, to show its progress. */
+const UI_WAIT_MS = 1500;
+
 export type StepTone = "info" | "ok" | "warn" | "error";
 
 export interface RuntimeBoot {
@@ -31,14 +34,26 @@ export interface BootReport {
  */
 export class EarlyBoot {
   readonly result: Promise<RuntimeBoot>;
+  /**
+   * When the UI may load: once the workspace is open (or the boot failed), as soon as the boot
+   * waits on a WebContainer (whose countdown the boot panel shows), or after UI_WAIT_MS at most. On
+   * a busy 2-core machine React and the panes compiling beside the worker delayed the first tool
+   * call by a third, and the UI shows nothing but the boot panel before the workspace is open.
+   */
+  readonly uiMayLoad: Promise<void>;
+  private letUiLoad: () => void = () => undefined;
   private readonly log: { kind: "step" | "support" | "waiting"; args: unknown[] }[] = [];
   private report: BootReport | undefined;
   private asker: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | undefined;
   private readonly askers: ((ask: (request: ApprovalRequest) => Promise<ApprovalDecision>) => void)[] = [];
 
   constructor(private readonly host: WorkerHost) {
+    this.uiMayLoad = new Promise((resolve) => {
+      this.letUiLoad = resolve;
+    });
+    const timer = setTimeout(this.letUiLoad, UI_WAIT_MS);
     this.result = this.run();
-    this.result.catch(() => undefined);
+    this.result.then(this.letUiLoad, this.letUiLoad).finally(() => clearTimeout(timer));
   }
 
   /** The page's boot panel: hears what was reported so far, then the rest as it comes. */
@@ -84,7 +99,10 @@ export class EarlyBoot {
       this.step(`Booting a WebContainer (giving it ${(settings.webcontainerTimeoutMs / 1000).toFixed(0)} s)`);
       const result = await bootWebContainer({
         timeoutMs: settings.webcontainerTimeoutMs,
-        onWaiting: (msLeft) => this.emit("waiting", msLeft),
+        onWaiting: (msLeft) => {
+          this.letUiLoad();
+          this.emit("waiting", msLeft);
+        },
       });
       this.emit("waiting", null);
       if (result.ok) {
