@@ -85,6 +85,21 @@ describe("embedded sandbox specifics", () => {
     ).toBe("500\n");
   });
 
+  it("writes through symlinks to their target and keeps a file's mode, as bash on a real disk does", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    const run = await sandbox.exec(
+      [
+        "echo t > target.txt && ln -s target.txt link && mkdir d && ln -s d dl",
+        "echo over > link && echo more >> link && echo in > dl/f",
+        "printf '#!/bin/sh\\n' > run.sh && chmod +x run.sh && echo 'echo hi' >> run.sh && echo '#!/bin/sh' > run.sh",
+        "echo x > new.sh && ln -s new.sh new-link && chmod 700 new-link",
+        "cat target.txt d/f && stat -c '%a %n' run.sh new.sh target.txt && test -L link && test -L dl && echo links",
+      ].join(" && "),
+    );
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toBe("over\nmore\nin\n755 run.sh\n700 new.sh\n644 target.txt\nlinks\n");
+  });
+
   it("recognises incomplete shell input", () => {
     for (const script of [
       "if true; then",

@@ -277,18 +277,38 @@ export class RecordingFs extends InMemoryFs {
     };
   }
 
+  /**
+   * As a real open(2) for writing: the write goes through symlinks to their target (just-bash would
+   * replace the link with a file), and an existing file keeps its mode (just-bash resets it to 0644).
+   */
   override async writeFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
     const device = this.devices.get(path);
     if (device) return device(content, encodingOf(options));
-    await this.before(path);
-    return super.writeFile(path, content, options);
+    const target = this.followed(path);
+    await this.before(target);
+    const existing = target.includes("\0") ? undefined : this.paths.get(target);
+    await super.writeFile(target, content, options);
+    const written = this.paths.get(target) as MemoryEntry | undefined;
+    if (existing?.type === "file" && written?.type === "file") written.mode = (existing as MemoryEntry).mode;
   }
 
   override async appendFile(path: string, content: FileContent, options?: WriteOptions): Promise<void> {
     const device = this.devices.get(path);
     if (device) return device(content, encodingOf(options));
-    await this.before(path);
-    return super.appendFile(path, content, options);
+    const target = this.followed(path);
+    await this.before(target);
+    return super.appendFile(target, content, options);
+  }
+
+  /** `path` with every symlink on it followed, the last one too; itself if it cannot be resolved. */
+  private followed(path: string): string {
+    if (path.includes("\0")) return path;
+    const self = this as unknown as { resolvePathWithSymlinks(path: string): string };
+    try {
+      return self.resolvePathWithSymlinks(path);
+    } catch {
+      return path; // a loop: the write reports it
+    }
   }
 
   override async mkdir(path: string, options?: MkdirOptions): Promise<void> {
@@ -296,9 +316,17 @@ export class RecordingFs extends InMemoryFs {
     return super.mkdir(path, options);
   }
 
+  /** Removes the name itself (a link, not its target), found through the links above it. */
   override async rm(path: string, options?: RmOptions): Promise<void> {
-    await this.before(path);
-    return super.rm(path, options);
+    const self = this as unknown as { resolveIntermediateSymlinks(path: string): string };
+    let real = path;
+    try {
+      if (!path.includes("\0")) real = self.resolveIntermediateSymlinks(path);
+    } catch {
+      // a loop: removing reports it
+    }
+    await this.before(real);
+    return super.rm(real, options);
   }
 
   override async cp(src: string, dest: string, options?: CpOptions): Promise<void> {
@@ -314,9 +342,11 @@ export class RecordingFs extends InMemoryFs {
     return super.mv(src, dest);
   }
 
+  /** chmod follows symlinks, as chmod(2) does (a link's own mode means nothing). */
   override async chmod(path: string, mode: number): Promise<void> {
-    await this.before(path);
-    return super.chmod(path, mode);
+    const target = this.followed(path);
+    await this.before(target);
+    return super.chmod(target, mode);
   }
 
   override async symlink(target: string, linkPath: string): Promise<void> {

@@ -1,11 +1,12 @@
 import type { Command } from "just-bash";
 import { grepCommands } from "./grep/grep.ts";
+import { rmCommands } from "./rm/rm.ts";
 
 /**
  * Toolroom's own commands that replace just-bash's built-ins of the same name in every embedded
- * shell (grep, egrep, fgrep): one implementation serves the shell and the tools. Each command
+ * shell (grep, egrep, fgrep, rm): one implementation serves the shell and the tools. Each command
  * lives in its own folder with its tests; add a command here to register it.
  */
 export function embeddedCommands(): Command[] {
-  return [...grepCommands()];
+  return [...grepCommands(), ...rmCommands()];
 }
