@@ -1,6 +1,17 @@
-import { lstatSync, readdirSync, readFileSync, readlinkSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  type Stats,
+} from "node:fs";
 import { join } from "node:path";
 import type { FolderEntry, FolderSource } from "../sandbox/embedded/lazy-folder.ts";
+import { TEMP_NAME } from "./host-folder.ts";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -40,6 +51,8 @@ export class DiskFolder implements FolderSource {
         this.once(`${relative}/${shown}`, `left out ${join(relative, shown)}: its name is not valid UTF-8`);
         continue;
       }
+      // A killed write-back's temporary file is not the person's.
+      if (TEMP_NAME.test(name)) continue;
       const path = relative === "" ? name : `${relative}/${name}`;
       let stat: Stats;
       try {
@@ -69,9 +82,23 @@ export class DiskFolder implements FolderSource {
     return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
+  /** A regular file's bytes; a FIFO or device put there since the listing is refused, never waited on. */
   read(relative: string): Uint8Array {
-    const buffer = readFileSync(this.full(relative));
-    return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    const fd = openSync(
+      this.full(relative),
+      constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOFOLLOW,
+    );
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile())
+        throw Object.assign(new Error(`EINVAL: ${relative} is ${specialKind(stat)}, not a file`), {
+          code: "EINVAL",
+        });
+      const buffer = readFileSync(fd);
+      return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    } finally {
+      closeSync(fd);
+    }
   }
 
   private full(relative: string): string {

@@ -9,7 +9,7 @@ import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
 import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
 import { createPythonCommands } from "../sandbox/embedded/python/index.ts";
 import { DiskFolder } from "./disk-folder.ts";
-import { writeBackChanges } from "./host-folder.ts";
+import { describeWriteBack, writeBackChanges } from "./host-folder.ts";
 import { hostGitIdentity } from "./host-git-identity.ts";
 import { ArtifactsFolder, EventsFile } from "./run-files.ts";
 
@@ -78,8 +78,12 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
     runtime,
     async finish({ writeBack }) {
       if (writeBack) {
-        const warnings = await writeBackChanges(options.workspace, sandbox.folderChanges());
-        for (const warning of warnings) process.stderr.write(`toolroom: ${warning}\n`);
+        const rootGone = !(await sandbox.fs.statIfExists(sandbox.workspaceRoot, false));
+        const report = await writeBackChanges(folder, rootGone ? [] : sandbox.folderChanges(), {
+          rootGone,
+          loaded: (path) => sandbox.fs.loadedEntry(path),
+        });
+        for (const line of describeWriteBack(report)) warn(line);
       }
       await artifactsFolder?.close();
       await events?.close();

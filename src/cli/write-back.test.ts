@@ -1,0 +1,275 @@
+import { execFileSync, spawn } from "node:child_process";
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { FileChange } from "../core/checkpoints.ts";
+import type { SnapshotEntry } from "../sandbox/types.ts";
+import { applyWriteBack, planWriteBack, TEMP_NAME, writeBackChanges } from "./host-folder.ts";
+
+/** Write-back on a real folder: what the plan refuses, what it writes, and how. */
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+const file = (path: string, text: string, mode = 0o644): SnapshotEntry => ({
+  path,
+  type: "file",
+  data: bytes(text),
+  mode,
+});
+const link = (path: string, target: string): SnapshotEntry => ({ path, type: "symlink", target });
+const created = (entry: SnapshotEntry): FileChange => ({ path: entry.path, before: null, after: entry });
+const changed = (before: SnapshotEntry, after: SnapshotEntry): FileChange => ({
+  path: after.path,
+  before,
+  after,
+});
+
+function folder(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), "toolroom-wb-"));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+const noTemps = (dir: string) =>
+  expect(
+    readdirSync(dir, { recursive: true }).filter((name) => TEMP_NAME.test(String(name).split("/").pop()!)),
+  ).toEqual([]);
+
+describe("write-back's plan", () => {
+  it("replaces each file with a new one renamed into place, writes only what changed, and leaves no temporary file", async () => {
+    const dir = folder({ "a.txt": "a\n", "same.txt": "same\n" });
+    const inode = statSync(join(dir, "a.txt")).ino;
+    const report = await writeBackChanges(dir, [
+      changed(file("a.txt", "a\n"), file("a.txt", "b\n")),
+      created(file("new/deep.txt", "deep\n")),
+      created({ path: "new", type: "directory", mode: 0o755 }),
+    ]);
+    expect(report).toMatchObject({ written: ["a.txt", "new", "new/deep.txt"], failed: [], skipped: [] });
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("b\n");
+    expect(statSync(join(dir, "a.txt")).ino).not.toBe(inode);
+    expect(readFileSync(join(dir, "new/deep.txt"), "utf8")).toBe("deep\n");
+    noTemps(dir);
+  });
+
+  it("removes the temporary files a killed write-back left where it writes, and only those of dead processes", async () => {
+    const dir = folder({ ".toolroom-999999999-3.tmp": "half", [`.toolroom-${process.pid}-9.tmp`]: "mine" });
+    await writeBackChanges(dir, [created(file("a.txt", "a"))]);
+    expect(readdirSync(dir).sort()).toEqual([`.toolroom-${process.pid}-9.tmp`, "a.txt"]);
+  });
+
+  it("keeps modes both ways: a new script lands executable, a mode-only change is a chmod of the same file", async () => {
+    const dir = folder({ "run.sh": "#!/bin/sh\n" });
+    const inode = statSync(join(dir, "run.sh")).ino;
+    await writeBackChanges(dir, [
+      created(file("new.sh", "#!/bin/sh\n", 0o755)),
+      changed(file("run.sh", "#!/bin/sh\n"), file("run.sh", "#!/bin/sh\n", 0o700)),
+      created(file("suid", "x", 0o4755)),
+    ]);
+    expect(statSync(join(dir, "new.sh")).mode & 0o7777).toBe(0o755);
+    expect(statSync(join(dir, "run.sh")).mode & 0o7777).toBe(0o700);
+    expect(statSync(join(dir, "run.sh")).ino).toBe(inode);
+    // Never setuid/setgid/sticky on the person's disk.
+    expect(statSync(join(dir, "suid")).mode & 0o7777).toBe(0o755);
+  });
+
+  it("breaks a hard link instead of writing through it: the other name (a pnpm store) keeps its bytes and mode", async () => {
+    const store = folder({ "pkg.js": "store\n", "bin.js": "bin\n" });
+    const dir = folder();
+    linkSync(join(store, "pkg.js"), join(dir, "pkg.js"));
+    linkSync(join(store, "bin.js"), join(dir, "bin.js"));
+    const report = await writeBackChanges(dir, [
+      changed(file("pkg.js", "store\n"), file("pkg.js", "mine\n")),
+      changed(file("bin.js", "bin\n"), file("bin.js", "bin\n", 0o755)),
+    ]);
+    expect(readFileSync(join(dir, "pkg.js"), "utf8")).toBe("mine\n");
+    expect(readFileSync(join(store, "pkg.js"), "utf8")).toBe("store\n");
+    expect(statSync(join(dir, "bin.js")).mode & 0o777).toBe(0o755);
+    expect(statSync(join(store, "bin.js")).mode & 0o777).toBe(0o644);
+    expect(report.notes.join("\n")).toMatch(/pkg\.js was hard-linked: it now has its own file/u);
+  });
+
+  it("never opens a FIFO: a file the sandbox made where the disk has one is skipped, the rest written", async () => {
+    const dir = folder();
+    execFileSync("mkfifo", [join(dir, "pipe")]);
+    const report = await writeBackChanges(dir, [created(file("pipe", "x")), created(file("ok.txt", "ok"))]);
+    expect(report.skipped.join("\n")).toMatch(/pipe: a FIFO is there on disk; write-back never opens/u);
+    expect(lstatSync(join(dir, "pipe")).isFIFO()).toBe(true);
+    expect(readFileSync(join(dir, "ok.txt"), "utf8")).toBe("ok");
+  }, 20_000);
+
+  it("skips names the disk refuses and writes the rest", async () => {
+    const dir = folder();
+    const long = "x".repeat(300);
+    const report = await writeBackChanges(dir, [
+      created(file(long, "too long")),
+      created({ path: "d".repeat(256), type: "directory", mode: 0o755 }),
+      created(file(`${"d".repeat(256)}/inside.txt`, "x")),
+      created(file("fine.txt", "fine")),
+    ]);
+    expect(report.skipped).toHaveLength(3);
+    expect(report.skipped.join("\n")).toMatch(/is 300 bytes, over the disk's 255/u);
+    expect(report.skipped.join("\n")).toMatch(/was not written, so nothing in it is/u);
+    expect(readdirSync(dir)).toEqual(["fine.txt"]);
+  });
+
+  it("refuses a link that resolves outside through another link, on disk or made in the same run", async () => {
+    const outside = folder({ "secret.txt": "secret\n" });
+    const dir = folder({ "sub/a.txt": "a\n" });
+    symlinkSync(outside, join(dir, "sec"));
+    const report = await writeBackChanges(dir, [
+      created(link("up", "sec/..")),
+      created(link("here", ".")),
+      created(link("escape", "here/..")),
+      created(link("loop", "loop")),
+      created(link("abs", "/etc/passwd")),
+      created(link("fine", "sub/../sub/a.txt")),
+    ]);
+    const skipped = report.skipped.join("\n");
+    for (const name of ["up", "escape", "loop", "abs"]) expect(skipped).toContain(`${name}: the link ->`);
+    expect(skipped).toContain("points outside the workspace");
+    expect(readlinkSync(join(dir, "fine"))).toBe("sub/../sub/a.txt");
+    expect(readlinkSync(join(dir, "here"))).toBe(".");
+    for (const name of ["up", "escape", "loop", "abs"]) expect(existsSync(join(dir, name))).toBe(false);
+  });
+
+  it("never writes through a folder that is a link on disk", async () => {
+    const outside = folder();
+    const dir = folder();
+    symlinkSync(outside, join(dir, "out"));
+    const report = await writeBackChanges(dir, [created(file("out/x.txt", "x"))]);
+    expect(report.skipped.join("\n")).toMatch(/out on disk is a link/u);
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  it("keeps what the person changed on disk since the sandbox read it", async () => {
+    const dir = folder({ "a.txt": "a\n" });
+    const stat = statSync(join(dir, "a.txt"));
+    const loaded = {
+      name: "a.txt",
+      type: "file" as const,
+      mode: 0o644,
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      ino: stat.ino,
+    };
+    writeFileSync(join(dir, "a.txt"), "the person's edit\n");
+    const report = await writeBackChanges(dir, [changed(file("a.txt", "a\n"), file("a.txt", "agent\n"))], {
+      loaded: (path) => (path === "a.txt" ? loaded : undefined),
+    });
+    expect(report.skipped.join("\n")).toMatch(/a\.txt: it was changed on disk since it was read/u);
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the person's edit\n");
+  });
+
+  it("deletes file by file and keeps a folder holding something the sandbox never saw", async () => {
+    const dir = folder({ "old/a.txt": "a", "gone/b.txt": "b" });
+    execFileSync("mkfifo", [join(dir, "old/pipe")]);
+    const report = await writeBackChanges(dir, [
+      { path: "old", before: { path: "old", type: "directory" }, after: null },
+      { path: "old/a.txt", before: file("old/a.txt", "a"), after: null },
+      { path: "gone", before: { path: "gone", type: "directory" }, after: null },
+      { path: "gone/b.txt", before: file("gone/b.txt", "b"), after: null },
+    ]);
+    expect(report.deleted).toEqual(["old/a.txt", "gone/b.txt", "gone"]);
+    expect(report.failed.join("\n")).toMatch(/old: the folder on disk holds files the sandbox never saw/u);
+    expect(readdirSync(dir)).toEqual(["old"]);
+    expect(lstatSync(join(dir, "old/pipe")).isFIFO()).toBe(true);
+  });
+
+  it("reports a write that fails on disk and writes the rest", async () => {
+    const dir = folder({ "gone/x.txt": "x", "b.txt": "b" });
+    const { steps, report } = await planWriteBack(dir, [
+      changed(file("gone/x.txt", "x"), file("gone/x.txt", "y")),
+      changed(file("b.txt", "b"), file("b.txt", "c")),
+    ]);
+    rmSync(join(dir, "gone"), { recursive: true });
+    await applyWriteBack(dir, steps, report);
+    expect(report.failed).toHaveLength(1);
+    expect(report.failed[0]).toMatch(/^gone\/x\.txt: ENOENT/u);
+    expect(readFileSync(join(dir, "b.txt"), "utf8")).toBe("c");
+  });
+
+  it("never deletes the workspace folder, nor anything in it, when the sandbox deleted the folder itself", async () => {
+    const dir = folder({ "a.txt": "a" });
+    const report = await writeBackChanges(dir, [], { rootGone: true });
+    expect(report.skipped.join("\n")).toMatch(/the workspace folder itself was deleted in the sandbox/u);
+    expect(readdirSync(dir)).toEqual(["a.txt"]);
+  });
+});
+
+const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
+
+function batch(dir: string, commands: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, ["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"], {
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(
+      commands.map((command) => `${JSON.stringify({ tool: "shell", params: { command } })}\n`).join(""),
+    );
+  });
+}
+
+describe("write-back from the command line", () => {
+  it("keeps modes, writes through an inside link to its target, rewrites nothing untouched, and says what it wrote", async () => {
+    const dir = folder({ "run.sh": "#!/bin/sh\n", "private.txt": "p\n", "target.txt": "t\n" });
+    chmodSync(join(dir, "run.sh"), 0o755);
+    chmodSync(join(dir, "private.txt"), 0o600);
+    symlinkSync("target.txt", join(dir, "inlink"));
+    const untouched = { run: statSync(join(dir, "run.sh")), priv: statSync(join(dir, "private.txt")) };
+    const run = await batch(dir, [
+      "test -x run.sh && cat private.txt > /dev/null && echo '#!/bin/sh' > new.sh && chmod +x new.sh",
+      "echo more >> inlink",
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(statSync(join(dir, "new.sh")).mode & 0o777).toBe(0o755);
+    expect(readlinkSync(join(dir, "inlink"))).toBe("target.txt");
+    expect(readFileSync(join(dir, "target.txt"), "utf8")).toBe("t\nmore\n");
+    for (const [name, before] of [
+      ["run.sh", untouched.run],
+      ["private.txt", untouched.priv],
+    ] as const) {
+      const after = statSync(join(dir, name));
+      expect([after.ino, after.mtimeMs, after.mode]).toEqual([before.ino, before.mtimeMs, before.mode]);
+    }
+    expect(run.stderr).toMatch(
+      /write-back: 2 written \((new\.sh, target\.txt|target\.txt, new\.sh)\), 0 deleted, 0 skipped, 0 failed/u,
+    );
+  }, 60_000);
+
+  it("survives the workspace folder deleted in the sandbox: says so and deletes nothing", async () => {
+    const dir = folder({ "a.txt": "a\n", "src/b.txt": "b\n" });
+    const run = await batch(dir, ["cd / && rm -rf /workspace"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).not.toMatch(/internal error|\n\s+at /u);
+    expect(run.stderr).toMatch(/the workspace folder itself was deleted in the sandbox/u);
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("a\n");
+    expect(readFileSync(join(dir, "src/b.txt"), "utf8")).toBe("b\n");
+  }, 60_000);
+});
