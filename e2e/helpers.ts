@@ -73,3 +73,51 @@ export async function workspaceText(page: Page, path: string): Promise<string> {
     path,
   );
 }
+
+/** Where focus is: the pane holding it, or the top bar / status bar. */
+export function focusPlace(page: Page) {
+  return page.evaluate(() => {
+    const element = document.activeElement as HTMLElement | null;
+    if (!element || element === document.body) return { place: "body", keeper: false, ring: true };
+    const pane = element.closest<HTMLElement>("[data-pane]")?.dataset.pane;
+    const place =
+      pane ?? (element.closest(".top-bar") ? "top" : element.closest(".status-bar") ? "status" : "other");
+    const keeper = element.closest(".xterm, .monaco-editor") !== null;
+    // A visible focus ring: on the element itself, or around the widget that draws its own caret.
+    const ringed = element.closest<HTMLElement>(".terminal-host, .monaco-host") ?? element;
+    const ring = getComputedStyle(ringed).outlineStyle !== "none";
+    return { place, keeper, ring, what: `${element.tagName}.${element.className}` };
+  });
+}
+
+/**
+ * Presses Tab from the top of the page until focus has been through the last pane and come back to
+ * the top bar, leaving a widget that keeps Tab (the terminal, Monaco) the documented way: Escape, then Tab.
+ * Gives the places focus went through, in order, and the stops drawn without a focus ring.
+ */
+export async function tabWalk(
+  page: Page,
+  options: { last?: string; track?: string[] } = {},
+): Promise<{ visited: string[]; unringed: string[]; reached: string[] }> {
+  const last = options.last ?? "tools";
+  const reached = new Set<string>();
+  await page.locator("body").click({ position: { x: 5, y: 5 } });
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  const visited: string[] = [];
+  const unringed: string[] = [];
+  for (let press = 0; press < 300; press++) {
+    const before = await focusPlace(page);
+    if (before.keeper) await page.keyboard.press("Escape");
+    await page.keyboard.press("Tab");
+    const now = await focusPlace(page);
+    if (!now.ring) unringed.push(now.what ?? now.place);
+    if (visited.at(-1) !== now.place) visited.push(now.place);
+    for (const selector of await page.evaluate(
+      (selectors) => selectors.filter((selector) => document.activeElement?.closest(selector)),
+      options.track ?? [],
+    ))
+      reached.add(selector);
+    if (visited.includes(last) && now.place === "top") break;
+  }
+  return { visited, unringed, reached: [...reached] };
+}

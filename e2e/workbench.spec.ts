@@ -1,21 +1,5 @@
-import { expect, type Page, test } from "@playwright/test";
-import { openApp, runTool, treeRow, waitReady } from "./helpers.ts";
-
-/** Where focus is: the pane holding it, or the top bar / status bar. */
-function focusPlace(page: Page) {
-  return page.evaluate(() => {
-    const element = document.activeElement as HTMLElement | null;
-    if (!element || element === document.body) return { place: "body", keeper: false, ring: true };
-    const pane = element.closest<HTMLElement>("[data-pane]")?.dataset.pane;
-    const place =
-      pane ?? (element.closest(".top-bar") ? "top" : element.closest(".status-bar") ? "status" : "other");
-    const keeper = element.closest(".xterm, .monaco-editor") !== null;
-    // A visible focus ring: on the element itself, or around the widget that draws its own caret.
-    const ringed = element.closest<HTMLElement>(".terminal-host, .monaco-host") ?? element;
-    const ring = getComputedStyle(ringed).outlineStyle !== "none";
-    return { place, keeper, ring, what: `${element.tagName}.${element.className}` };
-  });
-}
+import { expect, test } from "@playwright/test";
+import { focusPlace, openApp, runTool, tabWalk, treeRow, waitReady } from "./helpers.ts";
 
 test.describe("keyboard", () => {
   test("Tab walks through every pane and back to the top bar, leaving the terminal and editor with Escape then Tab, always with a visible focus ring", async ({
@@ -24,20 +8,7 @@ test.describe("keyboard", () => {
     await openApp(page);
     await treeRow(page, "README.md").click();
     await expect(page.getByTestId("monaco-editor").locator(".view-lines")).toBeVisible();
-    await page.locator("body").click({ position: { x: 5, y: 5 } });
-    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-    const visited: string[] = [];
-    const unringed: string[] = [];
-    for (let press = 0; press < 200; press++) {
-      const before = await focusPlace(page);
-      // The documented way out of a widget that keeps Tab (the shell completes with it).
-      if (before.keeper) await page.keyboard.press("Escape");
-      await page.keyboard.press("Tab");
-      const now = await focusPlace(page);
-      if (!now.ring) unringed.push(now.what ?? now.place);
-      if (visited.at(-1) !== now.place) visited.push(now.place);
-      if (visited.includes("tools") && now.place === "top") break;
-    }
+    const { visited, unringed } = await tabWalk(page);
     for (const pane of ["files", "editor", "terminal", "log", "tools"]) expect(visited).toContain(pane);
     // No trap: after the last pane, focus comes round to the top bar again.
     expect(visited.slice(visited.indexOf("tools"))).toContain("top");
