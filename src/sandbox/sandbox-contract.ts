@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { deserializeWorkspace, serializeWorkspace } from "./snapshot.ts";
 import { CALLS_CHANNEL, StopBoard } from "./stop-signal.ts";
 import { stopLater } from "./testing/stop-later.ts";
-import { isSandboxError, type Sandbox } from "./types.ts";
+import { isSandboxError, type PtySession, type Sandbox } from "./types.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -15,6 +15,25 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<void
   expect(isSandboxError(error), `expected a SandboxError, got ${String(error)}`).toBe(true);
   expect((error as { code: string }).code).toBe(code);
 }
+
+/** Reads a session until `done` holds for all it printed (or `timeoutMs` passes); returns that output. */
+async function readUntil(
+  session: PtySession,
+  done: (output: string, exited: boolean) => boolean,
+  timeoutMs = 15_000,
+): Promise<{ output: string; exited: boolean; exitCode: number | null }> {
+  const deadline = Date.now() + timeoutMs;
+  let output = "";
+  for (;;) {
+    const read = await session.read({ yieldMs: 200 });
+    output += read.output;
+    if (done(output, read.exited) || read.exited || Date.now() > deadline) {
+      return { output, exited: read.exited, exitCode: read.exitCode };
+    }
+  }
+}
+
+const count = (text: string, word: string) => text.split(word).length - 1;
 
 /**
  * What every Sandbox backend must do. A backend's test file calls this with a factory that
@@ -347,6 +366,113 @@ export function describeSandboxContract(name: string, create: () => Promise<Sand
         const read = await session.read({ yieldMs: 2000 });
         expect(read.output).toBe("once\n");
         expect(read.exitCode).toBe(4);
+      });
+    });
+
+    describe("live process", () => {
+      it("gives a running command what is typed as it arrives, and ends it on Ctrl-D", async () => {
+        const { sandbox } = await setup();
+        const session = await sandbox.pty("cat");
+        await session.write("hello\n");
+        // The terminal echoes the line, then cat prints it back.
+        const first = await readUntil(session, (output) => count(output, "hello") >= 2);
+        expect(count(first.output, "hello")).toBe(2);
+        expect(first.exited).toBe(false);
+        await session.write("again\n");
+        expect(
+          count((await readUntil(session, (output) => count(output, "again") >= 2)).output, "again"),
+        ).toBe(2);
+        await session.write("\u0004");
+        const end = await readUntil(session, (_output, exited) => exited);
+        expect(end.exitCode).toBe(0);
+      });
+
+      it("lets a shell's read wait for the line a person types", async () => {
+        const { sandbox } = await setup();
+        const session = await sandbox.pty("bash");
+        await session.write('read -r name; echo "hi $name"\n');
+        const waiting = await session.read({ yieldMs: 1000 });
+        expect(waiting.output).not.toContain("hi bob");
+        expect(waiting.exited).toBe(false);
+        await session.write("bob\n");
+        const answered = await readUntil(session, (output) => output.includes("hi bob"));
+        expect(answered.output).toContain("hi bob\n");
+        await session.write("echo next\n");
+        expect((await readUntil(session, (output) => output.includes("next\nnext"))).output).toContain(
+          "next\n",
+        );
+      });
+
+      it("lets head -n1 take one line and end", async () => {
+        const { sandbox } = await setup();
+        const session = await sandbox.pty("head -n1");
+        expect((await session.read({ yieldMs: 500 })).exited).toBe(false);
+        await session.write("one\n");
+        const end = await readUntil(session, (_output, exited) => exited);
+        expect(count(end.output, "one")).toBe(2);
+        expect(end.exitCode).toBe(0);
+      });
+
+      it("streams output while the command runs", async () => {
+        const { sandbox } = await setup();
+        const session = await sandbox.pty("echo start; sleep 3; echo end");
+        const first = await session.read({ yieldMs: 1500 });
+        expect(first.output).toContain("start");
+        expect(first.output).not.toContain("end");
+        expect(first.exited).toBe(false);
+        const rest = await readUntil(session, (_output, exited) => exited);
+        expect(rest.output).toContain("end");
+        expect(rest.exitCode).toBe(0);
+      });
+
+      it("runs a node program that answers each line typed", async () => {
+        const { sandbox, w } = await setup();
+        await sandbox.writeFile(
+          w("double.js"),
+          'const rl = require("readline").createInterface({ input: process.stdin });\n' +
+            'rl.on("line", (line) => console.log("double " + Number(line) * 2));\n' +
+            'rl.on("close", () => console.log("bye"));\n',
+        );
+        const session = await sandbox.pty("node double.js");
+        await session.write("21\n");
+        expect((await readUntil(session, (output) => output.includes("double 42"))).output).toContain(
+          "double 42",
+        );
+        await session.write("5\n");
+        expect((await readUntil(session, (output) => output.includes("double 10"))).output).toContain(
+          "double 10",
+        );
+        await session.write("\u0004");
+        const end = await readUntil(session, (_output, exited) => exited);
+        expect(end.output).toContain("bye");
+        expect(end.exitCode).toBe(0);
+      });
+
+      it("answers a read while an endless printing loop runs, and Ctrl-C stops it (130)", async () => {
+        const { sandbox } = await setup();
+        const session = await sandbox.pty("while true; do echo y; done");
+        const started = Date.now();
+        const read = await session.read({ yieldMs: 500 });
+        expect(Date.now() - started).toBeLessThan(10_000);
+        expect(read.output).toContain("y\n");
+        expect(read.exited).toBe(false);
+        await session.write("\u0003");
+        const end = await readUntil(session, (_output, exited) => exited);
+        expect(end.exited).toBe(true);
+        expect(end.exitCode).toBe(130);
+      });
+
+      it("stops a busy shell loop on Ctrl-C and keeps the shell", async () => {
+        const { sandbox } = await setup();
+        const session = await sandbox.pty("bash");
+        await session.write("while true; do :; done\n");
+        await session.read({ yieldMs: 300 });
+        await session.write("\u0003");
+        await session.write("echo alive\n");
+        // "alive" twice: the echoed command line, then what echo printed.
+        const after = await readUntil(session, (output) => count(output, "alive") >= 2);
+        expect(count(after.output, "alive")).toBe(2);
+        expect(after.exited).toBe(false);
       });
     });
 

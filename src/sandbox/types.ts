@@ -1,3 +1,5 @@
+import type { StopBoard } from "./stop-signal.ts";
+
 /**
  * The Sandbox: the only door to files and processes (../shared/DESIGN.md).
  * Both backends (embedded just-bash, WebContainer) satisfy this interface; the sandbox
@@ -66,6 +68,11 @@ export interface PtyOptions {
   rows?: number;
   /** Prompt an emulated shell prints before each command line (a person's terminal wants "$ "). */
   prompt?: string;
+  /**
+   * A stop-board channel of the session's own: its foreground command runs as that channel's job, so
+   * another thread's `board.stopRunning(channel)` (a terminal's Ctrl-C) stops even a busy loop at once.
+   */
+  stops?: { board: StopBoard; channel: number };
 }
 
 export interface PtyRead {
@@ -75,12 +82,19 @@ export interface PtyRead {
   exitCode: number | null;
 }
 
-/** A long-running interactive command (a shell, a REPL) that keeps its state between writes. */
+/**
+ * A live process on a terminal: a shell, a REPL, or any command. What is written is typed (echoed,
+ * a line handed over on Enter; "\u0003" is Ctrl-C, "\u0004" Ctrl-D); a running command reads it as it
+ * arrives and its output can be read as it is printed.
+ */
 export interface PtySession {
   readonly id: string;
   readonly command: string;
   write(chars: string): Promise<void>;
-  /** Waits up to `yieldMs` for output to settle, then returns what arrived since the last read. */
+  /**
+   * Returns what arrived since the last read: at once when the process has ended or is waiting for
+   * input with its output settled, else after `yieldMs` with whatever was printed by then.
+   */
   read(options?: { yieldMs?: number }): Promise<PtyRead>;
   resize(cols: number, rows: number): Promise<void>;
   kill(): Promise<void>;

@@ -45,7 +45,7 @@ describe("PtySessions", () => {
   it("caps one read's output and says it was truncated", async () => {
     const { context, sessions } = await setup();
     await sessions.start(context, "s", "bash", null);
-    const read = await sessions.write("s", "for i in $(seq 1 5000); do echo line $i; done\n", {
+    const read = await sessions.write("s", "for i in $(seq 1 5000); do echo line $i; done | cat\n", {
       maxBytes: 1000,
       yieldMs: 10_000,
     });

@@ -1,9 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { describeSandboxContract } from "../sandbox-contract.ts";
 import { EmbeddedSandbox } from "./embedded-sandbox.ts";
+import { createNodeCommands } from "./node/index.ts";
 import { isIncomplete } from "./shell-session.ts";
 
-describeSandboxContract("embedded", () => EmbeddedSandbox.create());
+describeSandboxContract("embedded", () => EmbeddedSandbox.create({ commands: createNodeCommands() }));
 
 describe("embedded sandbox specifics", () => {
   it("prints the prompt a person's terminal asks for before each command line", async () => {

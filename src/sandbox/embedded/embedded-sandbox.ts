@@ -24,6 +24,7 @@ import type { FolderSource } from "./lazy-folder.ts";
 import { liveScriptPlugin } from "./live-script.ts";
 import { RecordingFs } from "./recording-fs.ts";
 import { ShellSession } from "./shell-session.ts";
+import { LOOP_TICK, loopTickCommand, TERMINAL_HELPER, type TtyInput, terminalCommand } from "./tty.ts";
 
 export interface EmbeddedSandboxOptions {
   workspaceRoot?: string;
@@ -234,12 +235,16 @@ export class EmbeddedSandbox implements Sandbox {
       cwd: options.cwd ?? this.workspaceRoot,
       env: { ...this.baseEnv, ...options.env },
       ...(options.prompt !== undefined ? { prompt: options.prompt } : {}),
+      ...(options.stops ? { stops: options.stops } : {}),
+      // A session is long-running by design: Ctrl-C and kill stop its commands, not a deadline.
       run: (script, run) =>
         this.runScript(script, {
           cwd: run.cwd,
           env: run.env,
           signal: run.signal,
-          timeoutMs: this.defaultTimeoutMs,
+          timeoutMs: Number.POSITIVE_INFINITY,
+          terminal: run.input,
+          onOutput: run.onOutput,
         }),
     });
     this.sessions.set(id, session);
@@ -323,6 +328,10 @@ export class EmbeddedSandbox implements Sandbox {
       timeoutMs: number;
       signal?: AbortSignal | undefined;
       loopLimit?: number | undefined;
+      /** A session's terminal: commands that read it get what is typed, loops yield now and then. */
+      terminal?: TtyInput | undefined;
+      /** Output as it is produced (else it is collected into the result). */
+      onOutput?: ((stream: "stdout" | "stderr", text: string) => void) | undefined;
     },
   ): Promise<{
     stdout: string;
@@ -352,19 +361,36 @@ export class EmbeddedSandbox implements Sandbox {
     });
     const run = this.nextRun++;
     const out = { stdout: "", stderr: "" };
+    const print = (stream: "stdout" | "stderr", text: string) => {
+      if (text === "") return;
+      if (options.onOutput) options.onOutput(stream, text);
+      else out[stream] += text;
+    };
     const detach = (["stdout", "stderr"] as const).map((stream) => {
       const text = new DeviceText();
       const path = `${DEVICE_FOLDER}/${run}-${stream}`;
       const release = this.fs.attachDevice(path, (content, encoding) => {
-        out[stream] += text.push(content, encoding);
+        print(stream, text.push(content, encoding));
       });
-      return { path, release, flush: () => (out[stream] += text.flush()) };
+      return { path, release, flush: () => print(stream, text.flush()) };
     });
+    const linePath = `${DEVICE_FOLDER}/${run}-line`;
+    const commands = withStopSignal(
+      options.terminal
+        ? [
+            ...this.commands,
+            terminalCommand({ input: options.terminal, print, linePath, commands: this.commands }),
+          ]
+        : this.commands,
+      stop.signal,
+    );
+    // The tick runs once per loop iteration and never waits on a stop: it needs no signal of its own.
+    if (options.terminal) commands.push(loopTickCommand());
     const bash = new Bash({
       fs: this.fs,
       cwd: options.cwd,
       env: options.env,
-      customCommands: withStopSignal(this.commands, stop.signal),
+      customCommands: commands,
       ...(this.network ? { network: this.network } : {}),
       executionLimits: {
         ...GENEROUS_LIMITS,
@@ -373,7 +399,11 @@ export class EmbeddedSandbox implements Sandbox {
       },
     });
     bash.registerTransformPlugin(
-      liveScriptPlugin({ stdoutPath: detach[0]!.path, stderrPath: detach[1]!.path }),
+      liveScriptPlugin({
+        stdoutPath: detach[0]!.path,
+        stderrPath: detach[1]!.path,
+        ...(options.terminal ? { terminalCommand: TERMINAL_HELPER, tickCommand: LOOP_TICK, linePath } : {}),
+      }),
     );
     try {
       const result = await bash.exec(script, {
@@ -402,6 +432,7 @@ export class EmbeddedSandbox implements Sandbox {
       };
     } finally {
       for (const device of detach) device.release();
+      if (options.terminal) await this.fs.rm(linePath, { force: true }).catch(() => undefined);
       stop.dispose();
     }
   }

@@ -1,11 +1,12 @@
-import type {
-  CommandNode,
-  PipelineNode,
-  ScriptNode,
-  SimpleCommandNode,
-  StatementNode,
-  TransformPlugin,
-  WordNode,
+import {
+  type CommandNode,
+  type PipelineNode,
+  parse,
+  type ScriptNode,
+  type SimpleCommandNode,
+  type StatementNode,
+  type TransformPlugin,
+  type WordNode,
 } from "just-bash";
 
 /**
@@ -19,8 +20,10 @@ import type {
  *   sandbox watches the moment it ends, and the command's own redirections still win;
  * - in a session, a command that reads the terminal (`read`, `cat`, `head`, `node`, …: stdin not a
  *   pipe, a redirection or a here-document) is run through a helper that feeds it what is typed;
- * - in a session, every loop body starts with a tick that lets the worker answer other calls while
- *   a loop runs (the tick keeps `$?`).
+ * - in a session, every loop pass starts with a tick that lets the worker answer other calls (a read,
+ *   Ctrl-C) while a loop runs: a `while`/`until` condition and a `for` body begin with
+ *   `(( ++__toolroom_ticks & 31 )) || TICK`, an arithmetic test (cheap; a command costs ~0.5 ms in
+ *   just-bash) that calls TICK every 32nd pass. A loop body that reads `$?` first sees its status.
  *
  * Only the script itself is rewritten: a function's body runs wherever it is called from, so its
  * output reaches the terminal when the call ends, and its reads see end of input; so do scripts run
@@ -34,9 +37,14 @@ export interface LiveScriptOptions {
   stderrPath: string;
   /** Commands that read the terminal are rewritten to run through this command; none when absent. */
   terminalCommand?: string;
-  /** Name of the command that starts each loop body; no ticks when absent. */
+  /** File the terminal helper leaves a `read`'s input in (with terminalCommand). */
+  linePath?: string;
+  /** Name of the command a loop calls every 32nd pass; no ticks when absent. */
   tickCommand?: string;
 }
+
+/** The variable loops count their passes in (between ticks). */
+export const TICK_COUNTER = "__toolroom_ticks";
 
 /** Commands rewritten to read what is typed when their stdin is the terminal. */
 export const TERMINAL_READERS = new Set([
@@ -57,9 +65,6 @@ export const TERMINAL_READERS = new Set([
   "tac",
   "base64",
 ]);
-
-/** The file descriptor the terminal helper hands a line to before `read -u` reads it. */
-export const READ_FD = 63;
 
 interface Where {
   /** stdout goes to the terminal */
@@ -94,7 +99,10 @@ export function rewriteScript(ast: ScriptNode, options: LiveScriptOptions): Scri
     stream: !scan.movesOutput,
     terminal: !scan.movesInput && options.terminalCommand !== undefined,
   });
-  return { ...ast, statements: rewriter.statements(ast.statements, { out: true, err: true, tty: true }) };
+  const statements = rewriter.statements(ast.statements, { out: true, err: true, tty: true });
+  // Counted from 0 in every script, so `set -u` never finds the counter unset.
+  const start = options.tickCommand ? parse(`${TICK_COUNTER}=0`).statements : [];
+  return { ...ast, statements: [...start, ...statements] };
 }
 
 class Rewriter {
@@ -152,12 +160,12 @@ class Rewriter {
       case "Until":
         return {
           ...streamed,
-          condition: this.statements(streamed.condition, inner),
-          body: this.loopBody(streamed.body, inner),
+          condition: [...this.tick(), ...this.statements(streamed.condition, inner)],
+          body: this.statements(streamed.body, inner),
         };
       case "For":
       case "CStyleFor":
-        return { ...streamed, body: this.loopBody(streamed.body, inner) };
+        return { ...streamed, body: [...this.tick(), ...this.statements(streamed.body, inner)] };
       case "Case":
         return {
           ...streamed,
@@ -168,15 +176,11 @@ class Rewriter {
     }
   }
 
-  private loopBody(body: StatementNode[], where: Where): StatementNode[] {
-    const rewritten = this.statements(body, where);
+  /** The statement that starts each loop pass (none without a tick command). */
+  private tick(): StatementNode[] {
     const tick = this.options.tickCommand;
-    if (!tick) return rewritten;
-    // `$?` as the body starts is the condition's status: the tick exits with it.
-    const call = simpleCommand(tick, [
-      { type: "Word", parts: [{ type: "ParameterExpansion", parameter: "?", operation: null }] },
-    ]);
-    return [statementOf(call), ...rewritten];
+    if (!tick) return [];
+    return parse(`(( ++${TICK_COUNTER} & 31 )) || ${tick}`).statements;
   }
 
   private simple(command: SimpleCommandNode, where: Where, inner: Where): CommandNode {
@@ -195,9 +199,9 @@ class Rewriter {
 
   /**
    * `cat …` becomes `HELPER OUT ERR cat …` (OUT/ERR: 1 when that stream reaches the terminal, so the
-   * helper may print as the command runs); `read …` becomes `{ HELPER OUT ERR read …; read -u 63 …; }`:
-   * the helper waits for what `read` will consume and hands it over on descriptor 63, so just-bash's
-   * own `read` does the splitting and the assignments.
+   * helper may print as the command runs); `read …` becomes `HELPER OUT ERR read … && read … <LINE`:
+   * the helper waits for what `read` will consume and leaves it in the file LINE, so just-bash's own
+   * `read` does the splitting and the assignments (and returns 1 at end of input).
    */
   private terminalReader(command: SimpleCommandNode, name: string, where: Where): CommandNode | undefined {
     const helper = this.options.terminalCommand!;
@@ -214,11 +218,31 @@ class Rewriter {
     const fill = simpleCommand(helper, [...flags, literalWord("read"), ...command.args]);
     const read: SimpleCommandNode = {
       ...command,
-      args: [literalWord("-u"), literalWord(String(READ_FD)), ...plan.kept],
+      args: plan.kept,
+      redirections: [
+        ...command.redirections,
+        {
+          type: "Redirection",
+          fd: 0,
+          operator: "<",
+          target: literalWord(this.options.linePath ?? "/dev/null"),
+        },
+      ],
     };
+    // The helper stopped (Ctrl-C, read -t's timeout) → read does not run and its status is the helper's.
     return {
       type: "Group",
-      body: [statementOf(fill), statementOf(read)],
+      body: [
+        {
+          type: "Statement",
+          pipelines: [
+            { type: "Pipeline", commands: [fill], negated: false },
+            { type: "Pipeline", commands: [read], negated: false },
+          ],
+          operators: ["&&"],
+          background: false,
+        },
+      ],
       redirections: [],
     };
   }
@@ -347,15 +371,6 @@ function literalWord(text: string): WordNode {
 
 function simpleCommand(name: string, args: WordNode[]): SimpleCommandNode {
   return { type: "SimpleCommand", assignments: [], name: literalWord(name), args, redirections: [] };
-}
-
-function statementOf(command: CommandNode): StatementNode {
-  return {
-    type: "Statement",
-    pipelines: [{ type: "Pipeline", commands: [command], negated: false }],
-    operators: [],
-    background: false,
-  };
 }
 
 function appendTo(fd: 1 | 2, path: string): SimpleCommandNode["redirections"][number] {

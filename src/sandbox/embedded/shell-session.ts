@@ -1,10 +1,21 @@
 import { parse } from "just-bash";
+import type { StopBoard, StopHandle } from "../stop-signal.ts";
 import type { PtyRead, PtySession } from "../types.ts";
+import { TICK_COUNTER } from "./live-script.ts";
+import { TtyInput } from "./tty.ts";
 
-/** What a session needs from its sandbox: run one script with a given cwd and environment. */
+/** What a session needs from its sandbox: run one script with a given cwd, environment and terminal. */
 export type RunScript = (
   script: string,
-  options: { cwd: string; env: Record<string, string>; signal: AbortSignal },
+  options: {
+    cwd: string;
+    env: Record<string, string>;
+    signal: AbortSignal;
+    /** What is typed: commands that read the terminal take it from here as it arrives. */
+    input: TtyInput;
+    /** Output as it is printed. */
+    onOutput: (stream: "stdout" | "stderr", text: string) => void;
+  },
 ) => Promise<{ stdout: string; stderr: string; exitCode: number; env?: Record<string, string> }>;
 
 export interface ShellSessionOptions {
@@ -14,6 +25,8 @@ export interface ShellSessionOptions {
   env: Record<string, string>;
   /** Printed before each command line; empty for tool sessions, "$ " for a person's terminal. */
   prompt?: string;
+  /** The foreground command runs as this channel's job, so another thread can stop it (Ctrl-C). */
+  stops?: { board: StopBoard; channel: number } | undefined;
   run: RunScript;
 }
 
@@ -33,43 +46,61 @@ const SHELL_MANAGED = new Set([
   "OPTIND",
   "IFS",
   "BASHPID",
+  TICK_COUNTER,
 ]);
 const SENTINEL = "__TOOLROOM_SHELL_ALIVE";
+/** Output not yet read is kept up to this many characters: the first half and the latest half. */
+const PENDING_OUTPUT_CHARS = 1024 * 1024;
+/** A process waiting for input is taken as settled once it has printed nothing for this long. */
+const SETTLE_MS = 15;
 
 /**
- * A PTY-like session on the embedded sandbox. just-bash runs one script at a time and forgets
- * its state, so a shell session is emulated line by line: input is echoed, complete commands
- * run in order, and the cwd and variables each leaves behind carry into the next. `exit` ends
- * the session with its code. Any other command runs once, to completion, as its own session.
+ * A live process on an emulated terminal in the embedded sandbox. What is written is typed:
+ * echoed, edited (backspace), handed over a line at a time on Enter (canonical mode); Ctrl-C
+ * interrupts the foreground command and flushes what was typed ahead, Ctrl-D ends the input.
+ * `bash` (or sh) is a shell: it reads command lines from the terminal and runs them in turn,
+ * carrying the cwd and variables each leaves behind (just-bash forgets them between scripts), and
+ * `exit` ends it. Any other command runs once on the terminal and its exit ends the session.
+ * While a command runs it reads what is typed as it arrives and its output streams out.
  */
 export class ShellSession implements PtySession {
   readonly id: string;
   readonly command: string;
   private readonly run: RunScript;
   private readonly prompt: string;
+  private readonly stops: ShellSessionOptions["stops"];
+  private readonly input = new TtyInput();
   private cwd: string;
   private env: Record<string, string>;
-  private pendingLine = "";
-  private pendingScript = "";
-  private output = "";
+  private editLine = "";
+  private afterCarriageReturn = false;
+  private head = "";
+  private tail = "";
+  private dropped = 0;
   private exit: number | null = null;
-  private queue: Promise<void> = Promise.resolve();
-  private running = 0;
-  private current: AbortController | null = null;
-  private waiters: (() => void)[] = [];
+  private foreground: AbortController | null = null;
+  /** A shell (not a one-shot command) that reads its command lines from the terminal. */
+  private readonly isShell: boolean;
+  /** The shell is waiting at its prompt: a line typed now is its next command line. */
+  private atPrompt = false;
+  private pendingScript = "";
+  private lastStatus = 0;
+  private readonly listeners = new Set<() => void>();
 
   constructor(options: ShellSessionOptions) {
     this.id = options.id;
     this.command = options.command;
     this.run = options.run;
     this.prompt = options.prompt ?? "";
+    this.stops = options.stops;
     this.cwd = options.cwd;
     this.env = { ...options.env };
-    if (SHELL_COMMAND.test(options.command.trim())) {
-      this.output += this.prompt;
-    } else {
-      this.enqueue(options.command, false);
-    }
+    this.input.onChange = () => this.notify();
+    this.isShell = SHELL_COMMAND.test(options.command.trim());
+    if (this.isShell) {
+      this.print(this.prompt);
+      this.atPrompt = true;
+    } else void this.once(options.command);
   }
 
   exitCode(): number | null {
@@ -79,116 +110,229 @@ export class ShellSession implements PtySession {
   async write(chars: string): Promise<void> {
     if (this.exit !== null) throw new Error(`session ${this.id} has exited with code ${this.exit}`);
     for (const char of chars) {
-      if (char === "\u0003") {
-        this.output += "^C\n";
-        this.current?.abort();
-        this.pendingLine = "";
-        this.pendingScript = "";
-        this.output += this.prompt;
-      } else if (char === "\u0004") {
-        if (this.pendingLine === "" && this.pendingScript === "") this.enqueue("exit", true);
+      const crlf = this.afterCarriageReturn && char === "\n";
+      this.afterCarriageReturn = char === "\r";
+      if (crlf) continue;
+      if (char === "\u0003") this.interrupt();
+      else if (char === "\u0004") {
+        if (this.editLine === "") this.typed(null);
+        else this.typed(this.editLine);
+        this.editLine = "";
       } else if (char === "\u007f" || char === "\b") {
-        if (this.pendingLine.length > 0) {
-          this.pendingLine = this.pendingLine.slice(0, -1);
-          this.output += "\b \b";
+        if (this.editLine.length > 0) {
+          this.editLine = this.editLine.slice(0, -1);
+          this.print("\b \b");
         }
       } else if (char === "\r" || char === "\n") {
-        this.output += "\n";
-        this.acceptLine(this.pendingLine);
-        this.pendingLine = "";
+        this.print("\n");
+        this.typed(`${this.editLine}\n`);
+        this.editLine = "";
       } else {
-        this.pendingLine += char;
-        this.output += char;
+        this.editLine += char;
+        this.print(char);
       }
     }
   }
 
   async read(options: { yieldMs?: number } = {}): Promise<PtyRead> {
-    const yieldMs = options.yieldMs ?? 250;
-    if (this.running > 0) {
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, yieldMs);
-        this.waiters.push(() => {
-          clearTimeout(timer);
-          resolve();
-        });
-      });
+    const deadline = Date.now() + (options.yieldMs ?? 250);
+    for (;;) {
+      const left = deadline - Date.now();
+      if (this.exit !== null || left <= 0) break;
+      if (!this.waitingForInput) {
+        await this.change(left);
+        continue;
+      }
+      // Waiting for input: done once its output has settled.
+      const seen = this.head.length + this.tail.length + this.dropped;
+      await this.change(Math.min(SETTLE_MS, left));
+      if (this.waitingForInput && seen === this.head.length + this.tail.length + this.dropped) break;
     }
-    const output = this.output;
-    this.output = "";
+    const output =
+      this.dropped > 0
+        ? `${this.head}\n[… ${this.dropped} characters of output not read in time were dropped …]\n${this.tail}`
+        : this.head + this.tail;
+    this.head = "";
+    this.tail = "";
+    this.dropped = 0;
     return { output, exited: this.exit !== null, exitCode: this.exit };
   }
 
   async resize(): Promise<void> {
-    // Output is produced whole per command; there is no screen to reflow.
+    // Programs here do not ask for the terminal's size; nothing to reflow.
   }
 
   async kill(): Promise<void> {
-    this.current?.abort();
     if (this.exit === null) this.exit = 130;
+    this.atPrompt = false;
+    this.stopForeground();
     this.notify();
   }
 
-  /** Waits until every queued command has run (tests and the terminal use it). */
+  /** Waits until the session is idle: waiting for input, or ended (tests and the terminal use it). */
   async idle(): Promise<void> {
-    await this.queue;
+    while (!this.waitingForInput) await this.change(1000);
   }
 
-  private acceptLine(line: string): void {
-    this.pendingScript = this.pendingScript === "" ? line : `${this.pendingScript}\n${line}`;
+  /** Ended, at the shell's prompt, or a command waits for what is typed with nothing queued. */
+  private get waitingForInput(): boolean {
+    return this.exit !== null || this.atPrompt || this.input.starved;
+  }
+
+  /** Ctrl-C: the foreground command stops (130), typed-ahead input is flushed, the prompt comes back. */
+  private interrupt(): void {
+    this.print("^C\n");
+    this.editLine = "";
+    this.input.discard();
+    if (this.atPrompt) {
+      this.pendingScript = "";
+      this.print(this.prompt);
+    }
+    this.stopForeground();
+  }
+
+  /** A line (or Ctrl-D: null, or what Ctrl-D sent of a line) goes to the shell at its prompt, else to the terminal. */
+  private typed(chunk: string | null): void {
+    if (this.atPrompt) this.shellLine(chunk);
+    else if (chunk === null) this.input.end();
+    else this.input.push(chunk);
+  }
+
+  private stopForeground(): void {
+    if (!this.foreground) return;
+    this.foreground.abort();
+    if (this.stops) this.stops.board.stopRunning(this.stops.channel);
+  }
+
+  /** The shell at its prompt takes one typed line: runs it when it completes a command. */
+  private shellLine(chunk: string | null): void {
+    if (chunk === null) {
+      if (this.pendingScript === "") {
+        this.finish(this.lastStatus);
+        return;
+      }
+      this.print("bash: syntax error: unexpected end of file\n");
+      this.pendingScript = "";
+      this.lastStatus = 2;
+      this.print(this.prompt);
+      return;
+    }
+    const text = chunk.endsWith("\n") ? chunk.slice(0, -1) : chunk;
+    this.pendingScript = this.pendingScript === "" ? text : `${this.pendingScript}\n${text}`;
     if (isIncomplete(this.pendingScript)) {
-      this.output += "> ";
+      this.print("> ");
       return;
     }
     const script = this.pendingScript;
     this.pendingScript = "";
     if (script.trim() === "") {
-      this.output += this.prompt;
+      this.print(this.prompt);
       return;
     }
-    this.enqueue(script, true);
-  }
-
-  private enqueue(script: string, interactive: boolean): void {
-    this.running++;
-    this.queue = this.queue.then(async () => {
+    this.atPrompt = false;
+    void this.runForeground(script, true).then((status) => {
+      this.lastStatus = status;
       if (this.exit !== null) return;
-      const controller = new AbortController();
-      this.current = controller;
-      try {
-        // The sentinel is only set when the script did not call `exit`.
-        const wrapped = interactive ? `{ ${script}\n}; ${SENTINEL}=1` : script;
-        const result = await this.run(wrapped, { cwd: this.cwd, env: this.env, signal: controller.signal });
-        this.output += result.stdout + result.stderr;
-        if (!interactive) {
-          this.exit = result.exitCode;
-        } else if (result.env?.[SENTINEL] !== "1" && !controller.signal.aborted) {
-          this.exit = result.exitCode;
-        } else if (result.env) {
-          this.cwd = result.env.PWD ?? this.cwd;
-          const next: Record<string, string> = {};
-          for (const [key, value] of Object.entries(result.env)) {
-            if (!SHELL_MANAGED.has(key) && key !== SENTINEL) next[key] = value;
-          }
-          this.env = next;
-        }
-      } catch (error) {
-        this.output += `${error instanceof Error ? error.message : String(error)}\n`;
-      } finally {
-        this.current = null;
-        this.running--;
-        if (interactive && this.exit === null) this.output += this.prompt;
-        this.notify();
-      }
+      this.print(this.prompt);
+      this.atPrompt = true;
+      // Lines typed while the command ran and not read by it are the shell's now.
+      while (this.atPrompt && this.input.ready) this.shellLine(this.input.take());
+      this.notify();
     });
   }
 
-  /** Releases readers once nothing is running any more. */
+  /** A one-shot command: its exit ends the session. */
+  private async once(command: string): Promise<void> {
+    const status = await this.runForeground(command, false);
+    if (this.exit === null) this.finish(status);
+  }
+
+  private finish(status: number): void {
+    this.exit = status;
+    this.atPrompt = false;
+    this.notify();
+  }
+
+  /** Runs one script in the foreground, its output streaming to the terminal; returns its status. */
+  private async runForeground(script: string, interactive: boolean): Promise<number> {
+    const controller = new AbortController();
+    this.foreground = controller;
+    let stop: StopHandle | undefined;
+    if (this.stops) {
+      const { board, channel } = this.stops;
+      const job = board.nextJob(channel);
+      board.begin(channel, job);
+      stop = board.signal(channel, job, { parents: [controller.signal] });
+    }
+    const signal = stop?.signal ?? controller.signal;
+    try {
+      // The sentinel is only set when the script did not call `exit`.
+      const wrapped = interactive ? `{ ${script}\n}; ${SENTINEL}=1` : script;
+      const result = await this.run(wrapped, {
+        cwd: this.cwd,
+        env: this.env,
+        signal,
+        input: this.input,
+        onOutput: (_stream, text) => this.print(text),
+      });
+      this.print(result.stdout + result.stderr);
+      if (interactive && result.env?.[SENTINEL] !== "1" && !signal.aborted) {
+        this.finish(result.exitCode);
+      } else if (interactive && result.env) {
+        this.cwd = result.env.PWD ?? this.cwd;
+        const next: Record<string, string> = {};
+        for (const [key, value] of Object.entries(result.env)) {
+          if (!SHELL_MANAGED.has(key) && key !== SENTINEL) next[key] = value;
+        }
+        this.env = next;
+      }
+      return result.exitCode;
+    } catch (error) {
+      this.print(`${error instanceof Error ? error.message : String(error)}\n`);
+      return 1;
+    } finally {
+      this.foreground = null;
+      if (this.stops) this.stops.board.begin(this.stops.channel, 0);
+      stop?.dispose();
+      this.notify();
+    }
+  }
+
+  /** Appends to the output not yet read; past the cap, the middle of it is dropped and counted. */
+  private print(text: string): void {
+    if (text === "") return;
+    const half = PENDING_OUTPUT_CHARS / 2;
+    if (this.tail === "" && this.head.length + text.length <= PENDING_OUTPUT_CHARS) {
+      this.head += text;
+    } else {
+      if (this.tail === "" && this.head.length > half) {
+        this.tail = this.head.slice(half);
+        this.head = this.head.slice(0, half);
+      }
+      this.tail += text;
+      if (this.tail.length > half) {
+        this.dropped += this.tail.length - half;
+        this.tail = this.tail.slice(-half);
+      }
+    }
+    this.notify();
+  }
+
   private notify(): void {
-    if (this.running > 0 && this.exit === null) return;
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const waiter of waiters) waiter();
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** Resolves on the next output, input or state change, or after `ms`. */
+  private change(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.listeners.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(0, ms));
+      this.listeners.add(done);
+    });
   }
 }
 

@@ -1,4 +1,5 @@
 import { type Command, defineCommand, type ExecResult, type ResolvedCommandContext } from "just-bash";
+import { type LiveIo, withLiveRunner } from "../tty.ts";
 import { SyncFs } from "./sync-fs.ts";
 import { findTestFiles } from "./test-files.ts";
 import {
@@ -118,13 +119,19 @@ function topFolder(path: string): string {
 export interface NodeRunContext {
   ctx: ResolvedCommandContext;
   options: NodeRuntimeOptions;
+  /** A session's terminal: stdin as it is typed, output as it is printed, no time limit of its own. */
+  live?: LiveIo | undefined;
 }
 
 function deadlineOf(
   ctx: ResolvedCommandContext,
   options: NodeRuntimeOptions,
+  live: boolean,
 ): { deadline: number; budgetMs: number } {
-  const own = options.timeoutMs ?? ctx.limits?.maxJsTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // On a terminal a program waits for a person: only the shell's own deadline (and Ctrl-C) bound it.
+  const own = live
+    ? (options.timeoutMs ?? Number.POSITIVE_INFINITY)
+    : (options.timeoutMs ?? ctx.limits?.maxJsTimeoutMs ?? DEFAULT_TIMEOUT_MS);
   const remaining = ctx.executionScope?.remainingTimeMs() ?? Number.POSITIVE_INFINITY;
   const budgetMs = Math.max(1, Math.min(own, remaining));
   return { deadline: Date.now() + budgetMs, budgetMs };
@@ -148,17 +155,19 @@ function stoppedMessage(result: VmResult, budgetMs: number, memoryLimitBytes: nu
 }
 
 /** Runs the embedded node with `args` in the shell context, as `node args...` would. */
-export async function runNode(args: string[], { ctx, options }: NodeRunContext): Promise<ExecResult> {
+export async function runNode(args: string[], { ctx, options, live }: NodeRunContext): Promise<ExecResult> {
   const parsed = parseNodeArgs(args);
   if (parsed.error) return { stdout: "", stderr: `${parsed.error}\n${USAGE}`, exitCode: 9 };
   if (parsed.mode === "version") return { stdout: `${EMBEDDED_NODE_VERSION}\n`, stderr: "", exitCode: 0 };
   if (parsed.mode === "help") return { stdout: USAGE, stderr: "", exitCode: 0 };
   const stdin = stdinText(ctx);
   const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
-  const { deadline, budgetMs } = deadlineOf(ctx, options);
+  const { deadline, budgetMs } = deadlineOf(ctx, options, live !== undefined);
+  const printed = { stdout: "", stderr: "" };
   const roots = [topFolder(ctx.cwd), "/tmp"];
   if (parsed.script) roots.push(topFolder(ctx.fs.resolvePath(ctx.cwd, parsed.script)));
-  const mirror = await SyncFs.load(ctx.fs, roots);
+  // On a terminal a restart would repeat printed output and lose typed input: load every file up front.
+  const mirror = await SyncFs.load(ctx.fs, roots, live ? () => true : undefined);
   const env = ctx.exportedEnv ?? Object.fromEntries(ctx.env);
   const base: BaseRun = {
     fs: mirror,
@@ -173,6 +182,16 @@ export async function runNode(args: string[], { ctx, options }: NodeRunContext):
     deadline,
     signal: ctx.signal,
     sleep: ctx.sleep,
+    ...(live
+      ? {
+          liveStdin: live.input,
+          onOutput: (stream: "stdout" | "stderr", text: string) => {
+            const sink = stream === "stdout" ? live.stdout : live.stderr;
+            if (sink) sink(text);
+            else printed[stream] += text;
+          },
+        }
+      : {}),
   };
   const shell = { fs: ctx.fs, roots };
   if (parsed.mode === "test") return runTests(parsed.rest, base, shell, budgetMs);
@@ -204,8 +223,8 @@ export async function runNode(args: string[], { ctx, options }: NodeRunContext):
     stdin: parsed.mode === "stdin" ? "" : stdin,
   });
   await fs.flush(ctx.fs);
-  let stdout = "";
-  let stderr = "";
+  let stdout = printed.stdout;
+  let stderr = printed.stderr;
   for (const chunk of result.output) {
     if (chunk.stream === "stderr") stderr += chunk.text;
     else stdout += chunk.text;
@@ -330,5 +349,8 @@ async function runTests(
 
 /** The `node` command for just-bash. */
 export function createNodeCommand(options: NodeRuntimeOptions = {}): Command {
-  return defineCommand("node", (args, ctx) => runNode(args, { ctx, options }));
+  return withLiveRunner(
+    defineCommand("node", (args, ctx) => runNode(args, { ctx, options })),
+    (args, ctx, live) => runNode(args, { ctx, options, live }),
+  );
 }

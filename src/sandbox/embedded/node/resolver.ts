@@ -25,6 +25,8 @@ export const BUILTIN_MODULES: ReadonlySet<string> = new Set([
   "path",
   "path/posix",
   "process",
+  "readline",
+  "readline/promises",
   "stream",
   "string_decoder",
   "timers",

@@ -35,6 +35,13 @@ export interface VmOptions {
   maxOutputChars?: number | undefined;
   signal?: AbortSignal | undefined;
   sleep?: ((ms: number) => Promise<void>) | undefined;
+  /**
+   * A terminal as stdin (a live session): process.stdin is a TTY whose data arrives as it is typed,
+   * and the program stays alive while it listens. `stdin` is unused then.
+   */
+  liveStdin?: { next(signal?: AbortSignal): Promise<string | null | undefined> } | undefined;
+  /** stdout/stderr as the program writes them (else they are collected into the result). */
+  onOutput?: ((stream: "stdout" | "stderr", text: string) => void) | undefined;
 }
 
 /** One piece of output, in the order the program produced it (`tap` is the test reporter's). */
@@ -95,6 +102,7 @@ interface GuestApi {
   exportNames: QuickJSHandle;
   checkRejections: QuickJSHandle;
   runTicks: QuickJSHandle;
+  pushStdin: QuickJSHandle;
 }
 
 /**
@@ -129,6 +137,9 @@ class NodeVm {
   private readonly owned: QuickJSHandle[] = [];
   private readonly missing = new Set<string>();
   private readonly releaseMemory: () => void;
+  /** The program listens to a live stdin (a 'data' listener, resume()): it waits for input. */
+  private stdinWanted = false;
+  private stdinEnded = false;
 
   constructor(
     private readonly quickjs: QuickJSWASMModule,
@@ -201,6 +212,11 @@ class NodeVm {
       this.pendingTap += text;
       return;
     }
+    if (this.options.onOutput && stream !== "tap") {
+      // Printed at once: nothing is held, so there is nothing to cap.
+      this.options.onOutput(stream, text);
+      return;
+    }
     this.outputChars += text.length;
     if (this.outputChars > (this.options.maxOutputChars ?? DEFAULT_MAX_OUTPUT_CHARS)) {
       // A runaway printer would otherwise fill the host's memory before its deadline.
@@ -246,6 +262,7 @@ class NodeVm {
       exportNames: get("exportNames"),
       checkRejections: get("checkRejections"),
       runTicks: get("runTicks"),
+      pushStdin: get("pushStdin"),
     };
     api.dispose();
   }
@@ -345,6 +362,11 @@ class NodeVm {
         }
         continue;
       }
+      if (next < 0 && this.listening) {
+        // Idle but listening to the terminal: stay alive until input comes.
+        await this.awaitInput(Math.max(0, this.options.deadline - Date.now()));
+        continue;
+      }
       if (next < 0) {
         // Idle: 'beforeExit' listeners (and the test runner) may schedule more work.
         const more = Number(this.call(guest.beforeExit));
@@ -352,7 +374,8 @@ class NodeVm {
         break;
       }
       const wait = Math.min(next, Math.max(0, this.options.deadline - Date.now()));
-      await this.pause(wait);
+      if (this.listening) await this.awaitInput(wait);
+      else await this.pause(wait);
       lastYield = Date.now();
       if (this.options.signal?.aborted) this.stopped ??= "aborted";
       else if (Date.now() >= this.options.deadline) this.stopped ??= "deadline";
@@ -366,6 +389,38 @@ class NodeVm {
     this.exiting = false;
     const code = Number(this.call(guest.emitExit, explicit));
     if (!Number.isNaN(code)) this.exitCode = code;
+  }
+
+  private get listening(): boolean {
+    return this.options.liveStdin !== undefined && this.stdinWanted && !this.stdinEnded;
+  }
+
+  /**
+   * Waits up to `ms` (a timer's due time, or the deadline) for what is typed, and hands it to the
+   * program's stdin; end of input ends the stream. A chunk that comes after the wait ends stays queued.
+   */
+  private async awaitInput(ms: number): Promise<void> {
+    const waiting = new AbortController();
+    const stop = () => waiting.abort();
+    const timer = Number.isFinite(ms) ? setTimeout(stop, ms) : undefined;
+    this.options.signal?.addEventListener("abort", stop, { once: true });
+    let chunk: string | null | undefined;
+    try {
+      if (this.options.signal?.aborted) return;
+      chunk = await this.options.liveStdin!.next(waiting.signal);
+    } finally {
+      clearTimeout(timer);
+      this.options.signal?.removeEventListener("abort", stop);
+    }
+    if (this.options.signal?.aborted) this.stopped ??= "aborted";
+    else if (Date.now() >= this.options.deadline) this.stopped ??= "deadline";
+    if (chunk === undefined || this.halted) return;
+    if (chunk === null) this.stdinEnded = true;
+    const handle = chunk === null ? this.ctx.null : this.ctx.newString(chunk);
+    const result = this.ctx.callFunction(this.guest!.pushStdin, this.ctx.undefined, handle);
+    if (chunk !== null) handle.dispose();
+    if (result.error) this.guestThrew(result.error);
+    else result.value.dispose();
   }
 
   private async pause(ms: number): Promise<void> {
@@ -414,7 +469,17 @@ class NodeVm {
         case "now":
           return ctx.newNumber(performance.now());
         case "stdin":
+          if (this.options.liveStdin) {
+            throw new Error(
+              "EAGAIN: the embedded node cannot read the terminal synchronously; read it with process.stdin events or readline",
+            );
+          }
           return ctx.newString(this.options.stdin);
+        case "stdinLive":
+          return this.options.liveStdin ? ctx.true : ctx.false;
+        case "stdinWant":
+          this.stdinWanted = num(1) === 1;
+          return ctx.undefined;
         case "exit":
           this.requestExit(num(1));
           return ctx.undefined;

@@ -251,33 +251,99 @@ function hrtime(previous) {
   return [seconds, nanos];
 }
 hrtime.bigint = () => BigInt(Math.floor(host("now") * 1e6));
+/**
+ * process.stdin. Piped input (a string the shell gave) arrives whole once the stream is read; a live
+ * terminal (a session) is a TTY whose lines arrive as they are typed, pushed by the host, and a
+ * program keeps running while it listens (until end of input or pause()), as in Node.
+ */
+const stdinLive = host("stdinLive") === true;
 const stdinStream = {
-  fd: 0, isTTY: false, readable: true,
-  _listeners: {},
-  setEncoding() { return this; },
-  resume() { return this; }, pause() { return this; },
-  on(name, fn) {
-    if (name === "data" || name === "end" || name === "readable" || name === "close") {
-      (this._listeners[name] = this._listeners[name] || []).push(fn);
-      if (!this._scheduled) {
-        this._scheduled = true;
-        setImmediate(() => {
-          const text = host("stdin");
-          if (text !== "") for (const f of this._listeners.data || []) f(text);
-          for (const f of this._listeners.end || []) f();
-          for (const f of this._listeners.close || []) f();
-        });
-      }
+  fd: 0, isTTY: stdinLive, isRaw: false, readable: true,
+  _listeners: {}, _queue: [], _ended: false, _endEmitted: false, _flowing: false, _started: false, _encoding: null,
+  setEncoding(encoding) { this._encoding = encoding || "utf8"; return this; },
+  setRawMode(mode) { this.isRaw = Boolean(mode); return this; },
+  ref() { return this; }, unref() { return this; },
+  _want(on) { if (stdinLive) host("stdinWant", on && !this._ended ? 1 : 0); },
+  _start() {
+    if (this._started) return;
+    this._started = true;
+    if (!stdinLive) setImmediate(() => { const text = host("stdin"); if (text !== "") this._push(text); this._push(null); });
+  },
+  _push(chunk) {
+    if (chunk === null) { this._ended = true; this._want(false); } else this._queue.push(chunk);
+    if (this._listeners.readable && this._listeners.readable.length) this._emit("readable");
+    this._drain();
+  },
+  _chunk(text) { return this._encoding ? text : Buffer.from(text); },
+  _drain() {
+    while (this._flowing && this._queue.length) this._emit("data", this._chunk(this._queue.shift()));
+    if (this._ended && !this._queue.length && !this._endEmitted && (this._flowing || (this._listeners.readable || []).length)) {
+      this._endEmitted = true;
+      this._emit("end");
+      this._emit("close");
     }
+  },
+  _emit(name, ...args) {
+    for (const fn of (this._listeners[name] || []).slice()) {
+      try { fn.apply(this, args); } catch (err) { uncaught(err, "uncaughtException"); }
+    }
+    return (this._listeners[name] || []).length > 0;
+  },
+  emit(name, ...args) { return this._emit(name, ...args); },
+  on(name, fn) {
+    (this._listeners[name] = this._listeners[name] || []).push(fn);
+    if (name === "data") this.resume();
+    else if (name === "readable") { this._start(); this._want(true); }
+    else if (name === "end" || name === "close") this._start();
     return this;
   },
-  once(name, fn) { return this.on(name, fn); },
-  read() { return null; },
+  addListener(name, fn) { return this.on(name, fn); },
+  once(name, fn) {
+    const wrapper = (...args) => { this.off(name, wrapper); fn.apply(this, args); };
+    wrapper.listener = fn;
+    return this.on(name, wrapper);
+  },
+  off(name, fn) {
+    const list = this._listeners[name] || [];
+    const at = list.findIndex((f) => f === fn || f.listener === fn);
+    if (at >= 0) list.splice(at, 1);
+    return this;
+  },
+  removeListener(name, fn) { return this.off(name, fn); },
+  removeAllListeners(name) { if (name === undefined) this._listeners = {}; else delete this._listeners[name]; return this; },
+  listenerCount(name) { return (this._listeners[name] || []).length; },
+  resume() { this._flowing = true; this._start(); this._want(true); nextTick(() => this._drain()); return this; },
+  pause() { this._flowing = false; this._want(false); return this; },
+  isPaused() { return !this._flowing; },
+  destroy() { this._queue.length = 0; this._push(null); return this; },
+  read() {
+    if (!this._queue.length) return null;
+    return this._chunk(this._queue.splice(0).join(""));
+  },
+  pipe(destination) { this.on("data", (chunk) => destination.write(chunk)); this.on("end", () => { if (destination !== process.stdout && destination !== process.stderr) destination.end(); }); return destination; },
   [Symbol.asyncIterator]() {
+    const chunks = [];
     let done = false;
-    return { next: async () => { if (done) return { done: true, value: undefined }; done = true; const text = host("stdin"); return text === "" ? { done: true, value: undefined } : { done: false, value: text }; } };
+    let wake = null;
+    this.on("data", (chunk) => { chunks.push(chunk); if (wake) wake(); });
+    this.on("end", () => { done = true; if (wake) wake(); });
+    const stream = this;
+    return {
+      async next() {
+        for (;;) {
+          if (chunks.length) return { done: false, value: chunks.shift() };
+          if (done) return { done: true, value: undefined };
+          await new Promise((resolve) => { wake = resolve; });
+          wake = null;
+        }
+      },
+      async return() { stream.pause(); return { done: true, value: undefined }; },
+      [Symbol.asyncIterator]() { return this; },
+    };
   },
 };
+/** The host hands typed input (null: end of input) to the program's stdin. */
+function pushStdin(chunk) { stdinStream._push(chunk); }
 const process = {
   title: "node", version: NODE_VERSION,
   versions: { node: NODE_VERSION.slice(1), quickjs: "2025-09-13", v8: "embedded", modules: "115" },
@@ -437,7 +503,7 @@ class Module {
   require(request) { return requireFrom(this, request); }
 }
 Module._cache = Object.create(null);
-Module.builtinModules = ["assert", "assert/strict", "buffer", "child_process", "console", "crypto", "events", "fs", "fs/promises", "module", "os", "path", "path/posix", "process", "stream", "string_decoder", "timers", "timers/promises", "url", "util", "util/types"];
+Module.builtinModules = ["assert", "assert/strict", "buffer", "child_process", "console", "crypto", "events", "fs", "fs/promises", "module", "os", "path", "path/posix", "process", "readline", "readline/promises", "stream", "string_decoder", "timers", "timers/promises", "url", "util", "util/types"];
 Module.isBuiltin = (name) => Module.builtinModules.includes(String(name).replace(/^node:/, "")) || name === "node:test";
 Module.wrap = (source) => "(function (exports, require, module, __filename, __dirname) { " + source + "\n});";
 Module.createRequire = (filename) => {
@@ -768,7 +834,7 @@ function emitExit(code) {
   try { emit("exit", process.exitCode ?? 0); } catch (err) { if (err !== EXIT) uncaught(err); }
   return Number(process.exitCode ?? 0) || 0;
 }
-return { runMain, tick, beforeExit, emitExit, uncaught: (err) => uncaught(err, "uncaughtException"), exportNames, checkRejections, runTicks };
+return { runMain, tick, beforeExit, emitExit, uncaught: (err) => uncaught(err, "uncaughtException"), exportNames, checkRejections, runTicks, pushStdin };
 })`
   .replace("/*@ENCODING@*/", () => GUEST_ENCODING)
   .replace("/*@INSPECT@*/", () => GUEST_INSPECT);

@@ -1,6 +1,7 @@
 import { GUEST_ASSERT, GUEST_ASSERT_STRICT } from "./assert.ts";
 import { GUEST_BUFFER, GUEST_EVENTS, GUEST_UTIL, GUEST_UTIL_TYPES } from "./core-builtins.ts";
 import { GUEST_FS, GUEST_FS_PROMISES } from "./fs.ts";
+import { GUEST_READLINE, GUEST_READLINE_PROMISES } from "./readline.ts";
 import {
   GUEST_CHILD_PROCESS,
   GUEST_CRYPTO,
@@ -31,6 +32,8 @@ export const BUILTIN_SOURCES: Readonly<Record<string, string>> = {
   path: GUEST_PATH,
   "path/posix": 'module.exports = require("path");',
   process: "module.exports = internal.process;",
+  readline: GUEST_READLINE,
+  "readline/promises": GUEST_READLINE_PROMISES,
   stream: GUEST_STREAM,
   string_decoder: GUEST_STRING_DECODER,
   test: GUEST_TEST,
