@@ -66,4 +66,16 @@ describe.runIf(existsSync("/proc/self/status"))("a call's memory, measured on th
     // The CLI itself (~200 MB) + what an earlier engine may leave (64 MB) + the program's 256 MB.
     expect(peak).toBeLessThan(700 * MB);
   }, 180_000);
+
+  it("a jq loop stops at jq's 512 MB heap cap instead of growing the CLI until it crashes", async () => {
+    const { answers, peak } = await measured([
+      run(`jq -n 'limit(200; repeat("x" * 2000000))' | wc -c`),
+      run(`echo '{"a":[1,2]}' | jq -c '.a | map(. * 2)'`),
+    ]);
+    expect(answers[0]!.data.stderr).toContain("jq: stopped: the program ran out of memory");
+    expect(answers[0]!.data.stdout.trim()).toBe("0");
+    expect(answers[1]!.data.stdout).toBe("[2,4]\n");
+    // The CLI itself (~200 MB) + jq's worker: its 512 MB heap and what V8 keeps beside it.
+    expect(peak).toBeLessThan(1000 * MB);
+  }, 240_000);
 });
