@@ -131,11 +131,18 @@ describe("runTextFilter", () => {
     });
     const context = createToolContext(stopped);
     await expect(
-      runTextFilter(context, { filter: "sed", program: "p", input: "a\n", timeoutMs: 2000 }),
+      runTextFilter(context, { filter: "jq", program: ".", input: "1", timeoutMs: 2000 }),
     ).rejects.toMatchObject({
       code: "timeout",
-      message: "sed did not finish within 2 s.",
+      message: "jq did not finish within 2 s.",
     });
+  });
+
+  it("stops sed, which runs in this thread, at its deadline", async () => {
+    const { context } = await setup();
+    await expect(
+      runTextFilter(context, { filter: "sed", program: "p", input: "a\n".repeat(5000), timeoutMs: 0 }),
+    ).rejects.toMatchObject({ code: "timeout", message: "sed did not finish within 0 s." });
   });
 
   it("refuses writing sed and awk programs before running anything", async () => {
@@ -212,10 +219,20 @@ describe("checkSedExpression", () => {
   });
 
   it("says what is wrong with a malformed script", () => {
-    expect(() => checkSedExpression("s/a/b")).toThrow(/unterminated s replacement/u);
-    expect(() => checkSedExpression("1,")).toThrow(/second address/u);
-    expect(() => checkSedExpression("k")).toThrow(/unknown command 'k'/u);
-    expect(() => checkSedExpression("1,10p x")).toThrow(/unexpected 'x'/u);
+    // GNU sed's own messages, naming the character where the script went wrong.
+    const malformed = (script: string, message: string, position: number) =>
+      expect(() => checkSedExpression(script)).toThrow(
+        expect.objectContaining({
+          code: "invalid_params",
+          message: expect.stringContaining(message),
+          details: { command: "sed", position },
+        }),
+      );
+    malformed("s/a/b", "-e expression #1, char 5: unterminated `s' command", 5);
+    malformed("1,", "-e expression #1, char 2: unexpected `,'", 2);
+    malformed("k", "-e expression #1, char 1: unknown command: `k'", 1);
+    malformed("1,10p x", "-e expression #1, char 7: extra characters after command", 7);
+    malformed("s/\\(a/b/", "char 8: Unmatched ( or \\(", 8);
   });
 });
 

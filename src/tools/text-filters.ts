@@ -4,6 +4,12 @@ import { truncateHeadBytes, utf8Length } from "../core/truncate.ts";
 import { type StopCheck, Stopped } from "../sandbox/embedded/commands/command-io.ts";
 import { grepLines } from "../sandbox/embedded/commands/grep/grep.ts";
 import { RegexSyntaxError } from "../sandbox/embedded/commands/regex/posix-regex.ts";
+import { runSedScript } from "../sandbox/embedded/commands/sed/sed.ts";
+import {
+  parseSedScript,
+  type SedScript,
+  SedSyntaxError,
+} from "../sandbox/embedded/commands/sed/sed-script.ts";
 import { formatBytes } from "./write-text.ts";
 
 /**
@@ -45,12 +51,11 @@ function commandLine(run: TextFilterRun): string {
   switch (run.filter) {
     case "jq":
       return run.input === null ? `jq -n ${program}` : `jq ${program}`;
-    case "sed":
-      return `sed -n -e ${program}`;
     case "awk":
       return `awk ${program}`;
     case "grep":
-      throw new Error("grep runs in this thread, not in the shell");
+    case "sed":
+      throw new Error(`${run.filter} runs in this thread, not in the shell`);
   }
 }
 
@@ -60,7 +65,10 @@ function commandLine(run: TextFilterRun): string {
  */
 export async function runTextFilter(context: ToolContext, run: TextFilterRun): Promise<TextFilterResult> {
   if (run.filter === "grep") return inProcess(context, run, (stop) => grepFilter(run, stop));
-  if (run.filter === "sed") checkSedExpression(run.program);
+  if (run.filter === "sed") {
+    const script = checkSedExpression(run.program);
+    return inProcess(context, run, (stop) => sedFilter(run, script, stop));
+  }
   if (run.filter === "awk") checkAwkScript(run.program);
   // jq and awk take no "--": a leading space keeps a program such as "-1" from reading as an option.
   const program = run.filter === "jq" || run.filter === "awk" ? ` ${run.program}` : run.program;
@@ -131,12 +139,12 @@ function toolStopCheck(context: ToolContext, timeoutMs: number): StopCheck {
 async function inProcess(
   context: ToolContext,
   run: TextFilterRun,
-  body: (stop: StopCheck) => TextFilterResult,
+  body: (stop: StopCheck) => TextFilterResult | Promise<TextFilterResult>,
 ): Promise<TextFilterResult> {
   const timeoutMs = run.timeoutMs ?? context.deadlineMs;
   let result: TextFilterResult;
   try {
-    result = body(toolStopCheck(context, timeoutMs));
+    result = await body(toolStopCheck(context, timeoutMs));
   } catch (error) {
     if (error instanceof Stopped) {
       throw new ToolFailure(
@@ -176,6 +184,34 @@ function grepFilter(run: TextFilterRun, stop: StopCheck): TextFilterResult {
   };
 }
 
+/** sed -n over the input, in this thread; a runaway loop is stopped by counting its jumps. */
+async function sedFilter(run: TextFilterRun, script: SedScript, stop: StopCheck): Promise<TextFilterResult> {
+  const result = await runSedScript({
+    script,
+    inputs: [{ name: "-", text: run.input ?? "" }],
+    options: { quiet: true, separate: false, nullData: false, lineWrap: 70 },
+    stop,
+    loopLimit: FILTER_LOOP_LIMIT,
+  });
+  if (result.stopped) throw new Stopped(result.stopped);
+  if (result.exitCode !== 0 && /exceeded maximum iterations/u.test(result.stderr)) {
+    throw new ToolFailure(
+      "limit_exceeded",
+      `sed stopped: a loop ran more than ${FILTER_LOOP_LIMIT} times on one input line (max_loop_iterations).`,
+      { command: "sed", limit: "max_loop_iterations", limit_iterations: FILTER_LOOP_LIMIT },
+    );
+  }
+  if (result.stderr !== "") {
+    throw new ToolFailure("abnormal_exit", `sed failed (exit ${result.exitCode}): ${result.stderr.trim()}`, {
+      command: "sed",
+      exit_code: result.exitCode,
+      stderr: truncateHeadBytes(result.stderr, 2000).text,
+    });
+  }
+  // q and Q set the exit status; the output is still the answer.
+  return { output: result.stdout, exitCode: result.exitCode };
+}
+
 /** grep -n output ("12:text") as numbered lines. */
 export function parseNumberedLines(output: string): { line: number; text: string }[] {
   const lines = output.split("\n");
@@ -193,14 +229,12 @@ function refuse(filter: string, what: string, why: string): never {
   });
 }
 
-const SED_SIMPLE = new Set(["=", "d", "D", "g", "G", "h", "H", "n", "N", "p", "P", "x", "z", "F"]);
-
 /**
- * Checks a sed script is read-only line extraction: every command is parsed (addresses, s and y
- * with any delimiter, a/i/c text, labels, blocks) and w, W, r, R, e and the s flags e and w are
- * refused, as are options (-i and friends) passed where the script goes.
+ * Parses a sed script as GNU sed does and checks it is read-only: w, W, r, R, e and the s flags
+ * e and w are refused, as are options (-i and friends) passed where the script goes. A
+ * malformed script is invalid_params with GNU's message and position.
  */
-export function checkSedExpression(script: string): void {
+export function checkSedExpression(script: string): SedScript {
   if (/^\s*-/u.test(script)) {
     refuse(
       "sed",
@@ -208,146 +242,31 @@ export function checkSedExpression(script: string): void {
       "give only the sed expression (such as '1,10p'); options like -i are not accepted",
     );
   }
-  let i = 0;
-  const n = script.length;
-  const peek = () => script[i];
-  const skipBlanks = () => {
-    while (i < n && (script[i] === " " || script[i] === "\t")) i++;
-  };
-  /** Reads up to an unescaped delimiter and steps over it. */
-  const delimited = (delimiter: string, what: string) => {
-    while (i < n && script[i] !== delimiter) {
-      if (script[i] === "\\") i++;
-      if (script[i] === "\n" && delimiter !== "\n") {
-        throw new ToolFailure("invalid_params", `sed: unterminated ${what} in ${JSON.stringify(script)}.`);
-      }
-      i++;
+  let parsed: SedScript;
+  try {
+    parsed = parseSedScript([{ text: script }], { extended: false });
+  } catch (error) {
+    if (error instanceof SedSyntaxError) {
+      throw new ToolFailure("invalid_params", `sed: ${error.message} (in ${JSON.stringify(script)}).`, {
+        command: "sed",
+        position: error.position,
+      });
     }
-    if (i >= n)
-      throw new ToolFailure("invalid_params", `sed: unterminated ${what} in ${JSON.stringify(script)}.`);
-    i++;
-  };
-  const toLineEnd = () => {
-    while (i < n && script[i] !== "\n") i++;
-  };
-  const address = (): boolean => {
-    const c = peek();
-    if (c !== undefined && /[0-9]/u.test(c)) {
-      while (i < n && /[0-9~]/u.test(script[i]!)) i++;
-      return true;
-    }
-    if (c === "$") {
-      i++;
-      return true;
-    }
-    if (c === "/" || c === "\\") {
-      if (c === "\\") i++;
-      const delimiter = script[i]!;
-      i++;
-      delimited(delimiter, "address regex");
-      while (i < n && (script[i] === "I" || script[i] === "M")) i++;
-      return true;
-    }
-    return false;
-  };
-
-  while (i < n) {
-    while (i < n && /[\s;]/u.test(script[i]!)) i++;
-    if (i >= n) break;
-    if (address()) {
-      skipBlanks();
-      if (peek() === ",") {
-        i++;
-        skipBlanks();
-        if (peek() === "+" || peek() === "~") {
-          i++;
-          while (i < n && /[0-9]/u.test(script[i]!)) i++;
-        } else if (!address()) {
-          throw new ToolFailure(
-            "invalid_params",
-            `sed: a second address is missing after ',' in ${JSON.stringify(script)}.`,
-          );
-        }
-      }
-    }
-    skipBlanks();
-    while (peek() === "!") {
-      i++;
-      skipBlanks();
-    }
-    const command = peek();
-    if (command === undefined)
-      throw new ToolFailure("invalid_params", `sed: a command is missing in ${JSON.stringify(script)}.`);
-    i++;
-    if (command === "{" || command === "}") continue;
-    if (command === "#") {
-      toLineEnd();
-      continue;
-    }
-    if (command === "w" || command === "W")
-      refuse("sed", `the ${command} command`, "it writes files, and this sed is read-only");
-    if (command === "r" || command === "R")
-      refuse("sed", `the ${command} command`, "it reads other files; grep or read them instead");
-    if (command === "e") refuse("sed", "the e command", "it runs shell commands");
-    if (SED_SIMPLE.has(command)) {
-      // Ends the command.
-    } else if (command === "l" || command === "L" || command === "q" || command === "Q") {
-      skipBlanks();
-      while (i < n && /[0-9]/u.test(script[i]!)) i++;
-    } else if (command === ":" || command === "b" || command === "t" || command === "T" || command === "v") {
-      while (i < n && script[i] !== "\n" && script[i] !== ";") i++;
-    } else if (command === "a" || command === "i" || command === "c") {
-      // Text runs to the end of the line; a backslash-newline continues it.
-      while (i < n && script[i] !== "\n") {
-        if (script[i] === "\\") i++;
-        i++;
-      }
-    } else if (command === "s") {
-      const delimiter = script[i];
-      if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") {
-        throw new ToolFailure(
-          "invalid_params",
-          `sed: s needs a delimiter, as in s/old/new/, in ${JSON.stringify(script)}.`,
-        );
-      }
-      i++;
-      delimited(delimiter, "s regex");
-      delimited(delimiter, "s replacement");
-      while (i < n && /[gpiImMe0-9w]/u.test(script[i]!)) {
-        const flag = script[i]!;
-        if (flag === "w") refuse("sed", "the s///w flag", "it writes files, and this sed is read-only");
-        if (flag === "e") refuse("sed", "the s///e flag", "it runs the pattern space as a shell command");
-        i++;
-      }
-    } else if (command === "y") {
-      const delimiter = script[i];
-      if (delimiter === undefined || delimiter === "\n" || delimiter === "\\") {
-        throw new ToolFailure(
-          "invalid_params",
-          `sed: y needs a delimiter, as in y/abc/xyz/, in ${JSON.stringify(script)}.`,
-        );
-      }
-      i++;
-      delimited(delimiter, "y source");
-      delimited(delimiter, "y target");
-    } else {
-      throw new ToolFailure(
-        "invalid_params",
-        `sed: unknown command '${command}' in ${JSON.stringify(script)}.`,
-        {
-          command: "sed",
-        },
-      );
-    }
-    skipBlanks();
-    const next = peek();
-    if (next !== undefined && next !== ";" && next !== "\n" && next !== "}" && next !== "#") {
-      throw new ToolFailure(
-        "invalid_params",
-        `sed: unexpected '${next}' after the '${command}' command in ${JSON.stringify(script)}.`,
-      );
-    }
+    throw error;
   }
+  for (const command of parsed.commands) {
+    const name = command.name;
+    if (name === "w" || name === "W")
+      refuse("sed", `the ${name} command`, "it writes files, and this sed is read-only");
+    if (name === "r" || name === "R")
+      refuse("sed", `the ${name} command`, "it reads other files; grep or read them instead");
+    if (name === "e") refuse("sed", "the e command", "it runs shell commands");
+    if (name === "s" && command.file !== undefined)
+      refuse("sed", "the s///w flag", "it writes files, and this sed is read-only");
+    if (name === "s" && command.evaluate)
+      refuse("sed", "the s///e flag", "it runs the pattern space as a shell command");
+  }
+  return parsed;
 }
 
 type AwkToken = { kind: "word" | "number" | "string" | "regex" | "op" | "newline"; text: string };

@@ -1,12 +1,13 @@
 import type { Command } from "just-bash";
 import { grepCommands } from "./grep/grep.ts";
 import { rmCommands } from "./rm/rm.ts";
+import { sedCommands } from "./sed/sed.ts";
 
 /**
  * Toolroom's own commands that replace just-bash's built-ins of the same name in every embedded
- * shell (grep, egrep, fgrep, rm): one implementation serves the shell and the tools. Each command
- * lives in its own folder with its tests; add a command here to register it.
+ * shell (grep, egrep, fgrep, rm, sed): one implementation serves the shell and the tools. Each
+ * command lives in its own folder with its tests; add a command here to register it.
  */
 export function embeddedCommands(): Command[] {
-  return [...grepCommands(), ...rmCommands()];
+  return [...grepCommands(), ...rmCommands(), ...sedCommands()];
 }

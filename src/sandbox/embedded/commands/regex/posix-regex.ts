@@ -17,6 +17,8 @@ export interface PosixRegexOptions {
   awk?: boolean;
   /** sed: \n \t \f \v \a \r \dNNN \oNNN \xHH \cX stand for characters. */
   charEscapes?: boolean;
+  /** GNU sed -E (glibc regcomp): a quantifier with nothing before it and a "{" that starts no interval are errors, not literals. */
+  strictEre?: boolean;
   /** grep -w: the match must not touch a word character on either side. */
   wholeWord?: boolean;
   /** grep -x: the match must be the whole text. */
@@ -181,7 +183,10 @@ class Parser {
     const start = this.i;
     while (this.i < this.src.length && !this.atAlternation() && !this.atClose(depth)) {
       const afterAnchor = nodes.length === 1 && nodes[0]!.type === "assert" && nodes[0]!.kind === "^";
-      const atom = this.atom(depth, this.i === start || (this.basic && afterAnchor));
+      const atom = this.atom(
+        depth,
+        this.i === start || ((this.basic || this.options.strictEre === true) && afterAnchor),
+      );
       if (atom === null) continue;
       // BRE: "^*" is an anchor and a literal star.
       if (this.basic && atom.type === "assert" && atom.kind === "^") nodes.push(atom);
@@ -237,7 +242,7 @@ class Parser {
     }
     const close = this.basic ? "\\}" : "}";
     if (!this.src.startsWith(close, this.i)) {
-      if (!this.basic) {
+      if (!this.basic && !this.options.strictEre) {
         // GNU ERE: a "{" that does not start a valid interval is an ordinary character.
         this.i = open;
         return null;
@@ -282,6 +287,14 @@ class Parser {
         return { type: "char", char: "$" };
       }
       return { type: "assert", kind: "$" };
+    }
+    if (
+      !this.basic &&
+      this.options.strictEre &&
+      first &&
+      (c === "*" || c === "+" || c === "?" || c === "{")
+    ) {
+      throw new RegexSyntaxError("Invalid preceding regular expression", this.i);
     }
     if (c === "*" && first) {
       this.i++;

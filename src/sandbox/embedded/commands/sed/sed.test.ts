@@ -1,0 +1,248 @@
+import { describe, expect, it } from "vitest";
+import { createEmbeddedRuntime } from "../../../../host/create-runtime.ts";
+import {
+  type DifferentialCase,
+  peerCases,
+  realProgram,
+  runDifferential,
+  runPeerCase,
+} from "../../../../test-support/peer-suites.ts";
+import { runSed, runSedScript } from "./sed.ts";
+import { parseSedScript } from "./sed-script.ts";
+
+const REAL = realProgram("sed");
+
+/**
+ * Cases that differ on purpose (README, "grep, sed and awk"): their input file holds NUL bytes,
+ * and the sandboxed tools read text files only (a NUL marks a file binary, as git and rg judge).
+ */
+const KNOWN_DIFFERENCES = ["bb-sed-032", "bb-sed-033", "bb-sed-052"];
+
+describe("sed: the peer suite (BusyBox's sed tests) through the sandboxed sed tool", () => {
+  it("matches GNU sed 4.9 on 77 of the 80 runnable cases", async () => {
+    const runtime = await createEmbeddedRuntime();
+    const failures: string[] = [];
+    const cases = peerCases("sed");
+    for (const entry of cases) {
+      const outcome = await runPeerCase(runtime, entry);
+      if (!outcome.passed && !KNOWN_DIFFERENCES.includes(entry.id)) {
+        failures.push(
+          `${entry.id} ${JSON.stringify(entry.program)}: got ${JSON.stringify(outcome.got)} ${outcome.error ?? ""}, want ${JSON.stringify(entry.expected)}`,
+        );
+      }
+      if (outcome.passed && KNOWN_DIFFERENCES.includes(entry.id)) failures.push(`${entry.id} passes now`);
+    }
+    expect(
+      failures,
+      `${cases.length - failures.length - KNOWN_DIFFERENCES.length}/${cases.length} passed`,
+    ).toEqual([]);
+    expect(cases.length).toBe(80);
+  }, 120_000);
+});
+
+/** Cases of our own, from GNU sed's manual, run through our sed and the real one. */
+const TEXT = "hello world\nfoo bar baz\n\nThe Quick brown fox\nline five\nsix 6 and 66\nlast line";
+const NUMBERS = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n";
+const MANUAL: DifferentialCase[] = [
+  ["s/o/0/", "t"],
+  ["s/o/0/g", "t"],
+  ["s/o/0/2", "t"],
+  ["s/o/0/2g", "t"],
+  ["-n", "s/o/0/2p", "t"],
+  ["s/O/0/Ig", "t"],
+  ["s/\\(\\w\\+\\) \\(\\w\\+\\)/\\2 \\1/", "t"],
+  ["-E", "s/(\\w+) (\\w+)/\\2 \\1/", "t"],
+  ["s/\\w\\+/\\u&/g", "t"],
+  ["s/\\w\\+/\\U&/2", "t"],
+  ["-E", "s/(b)(.*)/\\U\\1\\E\\2/", "t"],
+  ["s/.*/\\L&/", "t"],
+  ["s/\\(.\\)\\(.*\\)/\\2\\l\\1/", "t"],
+  ["s/x*/-/g", "t"],
+  ["s/[0-9]\\+/<&>/g", "t"],
+  ["s/\\bf/F/g", "t"],
+  ["s/\\<./X/g", "t"],
+  ["s/o\\>/O/g", "t"],
+  ["s/[[:upper:]]/(&)/g", "t"],
+  ["s/ /\\n/g", "t"],
+  ["s/ /\\t/", "t"],
+  ["s|o|/|g", "t"],
+  ["s,a\\,b,X,", "t"],
+  ["-n", "/foo/p", "t"],
+  ["-n", "/FOO/Ip", "t"],
+  ["-n", "\\,brown,p", "t"],
+  ["/^$/d", "t"],
+  ["-n", "$p", "t"],
+  ["-n", "2,4p", "t"],
+  ["-n", "2,4!p", "t"],
+  ["-n", "/foo/,/fox/p", "t"],
+  ["-n", "0,/o/p", "t"],
+  ["-n", "1,/o/p", "t"],
+  ["-n", "/foo/,+2p", "t"],
+  ["-n", "/foo/,~4p", "t"],
+  ["-n", "0~3p", "n"],
+  ["-n", "1~3p", "n"],
+  ["-n", "2,1p", "n"],
+  ["-n", "$=", "n"],
+  ["=", "t"],
+  ["-n", "l", "t"],
+  ["-n", "l 5", "t"],
+  ["-l", "4", "-n", "l", "t"],
+  ["-n", "/six/{s/6/x/g;p}", "t"],
+  ["3q", "n"],
+  ["3q5", "n"],
+  ["3Q", "n"],
+  ["$!N;P;D", "n"],
+  ["$!N;s/\\n/ /", "n"],
+  [":a;N;$!ba;s/\\n/,/g", "n"],
+  ["1!G;h;$!d", "n"],
+  ["-n", "1!G;h;$p", "n"],
+  ["n;d", "n"],
+  ["$!n;s/$/!/", "n"],
+  ["N;N;s/\\n/+/g", "n"],
+  ["2i\\inserted", "n"],
+  ["2a appended", "n"],
+  ["2,4c\\changed", "n"],
+  ["2c\\\n  two", "n"],
+  ["$a\\\nend", "t"],
+  ["1i\\\n  first\\\n  second", "n"],
+  ["/5/{x;p;x}", "n"],
+  ["y/abcdefghij/ABCDEFGHIJ/", "t"],
+  ["-n", "/[0-9]\\{2\\}/p", "t"],
+  ["-E", "-n", "/[0-9]{2}/p", "t"],
+  ["-n", "/o\\{2\\}/p", "t"],
+  ["-E", "s/(o|a)+/_/g", "t"],
+  ["s/a\\|o/_/g", "t"],
+  ["-n", "/\\(o\\).*\\1/p", "t"],
+  ["-z", "s/\\n/,/g", "n"],
+  ["-s", "-n", "$p", "n", "t"],
+  ["-n", "$p", "n", "t"],
+  ["-n", "F;=", "n", "t"],
+  ["G", "n"],
+  ["-n", "h;n;G;p", "n"],
+  ["s/[aeiou]/\\n/2;P;D", "t"],
+  ["#n\n/foo/p", "t"],
+  ["-n", "/x/{\n/y/p\n}", "t"],
+  ["s/e/E/;te;s/$/ (no e)/;:e", "t"],
+  ["s/e/E/;Tx;s/$/ (had e)/;:x", "t"],
+  ["-n", "/line/{p;p}", "t"],
+  ["z;s/^$/empty/", "n"],
+  ["-E", "s/^(.)(.*)$/\\2\\1/", "t"],
+  ["s/\\(o\\)\\(r\\)\\?/[\\1|\\2]/g", "t"],
+  ["-n", "/^.\\{5\\}$/p", "t"],
+  ["s/\\s\\+/_/g", "t"],
+  ["s/\\S\\+$/<&>/", "t"],
+  ["s/\\W/#/g", "t"],
+  ["-n", "/\\`h/p", "t"],
+  ["N;N;s/^/>/Mg", "n"],
+  ["N;s/1$/one/M", "n"],
+  ["s/.\\{3\\}/&|/g", "t"],
+  ["s/[^ ]*/[&]/3", "t"],
+  ["w out", "n"],
+  ["s/6/X/w out", "t"],
+  // Malformed scripts: the same message, naming the same position.
+  ["s/a/b", "t"],
+  ["s/a/b/q", "t"],
+  ["s/\\(a/b/", "t"],
+  ["s/a/\\1/", "t"],
+  ["p x", "t"],
+  ["k", "t"],
+  ["1,p", "t"],
+  ["{p", "t"],
+  ["p}", "t"],
+  ["b nowhere", "t"],
+  ["y/ab/c/", "t"],
+  ["0p", "t"],
+  ["3,q", "t"],
+  ["1,2=;1,3q", "t"],
+  ["a", "t"],
+  ["s/a/b/gg", "t"],
+  ["//p", "t"],
+  ["-E", "s/a{1/x/", "t"],
+  ["-E", "s/{abc}/x/", "t"],
+  ["-E", "s/a|*b/x/", "t"],
+  ["-E", "s/a{,2}/x/", "t"],
+  ["s/[a/x/", "t"],
+  ["-n", "p", "missing", "t"],
+].map((args) => ({ args, files: { t: TEXT, n: NUMBERS } }));
+
+describe.skipIf(!REAL)("sed: differential cases from GNU sed's manual, ours vs the real sed", () => {
+  for (const entry of [
+    ...MANUAL,
+    { args: ["p"], stdin: "x" },
+    { args: ["-n", "p;p;=;l;P"], stdin: "x" },
+    { args: ["$a\\foo"], stdin: "a\nx" },
+    { args: ["i\\  foo"], stdin: "a\n" },
+    { args: ["a    foo"], stdin: "a\n" },
+    { args: ["s/é/e/g;s/./[&]/"], stdin: "café é\n" },
+    { args: ["-n", "l"], stdin: "é\u0001\t\\\n" },
+    { args: ["y/é/E/"], stdin: "été\n" },
+    { args: ["-n", "/^$/="], stdin: "\n\na\n\n" },
+    { args: ["N;P;D"], stdin: "1\n2\n3" },
+  ]) {
+    it(`sed ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")}`, async () => {
+      const { ours, real } = await runDifferential(runSed, REAL!, entry);
+      expect({ stdout: ours.stdout, stderr: ours.stderr, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        // GNU names itself by the path it was run as.
+        stderr: real.stderr.replaceAll(`${REAL}:`, "sed:"),
+        status: real.status,
+      });
+    });
+  }
+});
+
+describe("sed: what the shell and the tool rely on", () => {
+  const script = (text: string) => parseSedScript([{ text }], { extended: false });
+  const run = (text: string, input: string, quiet = false) =>
+    runSedScript({
+      script: script(text),
+      inputs: [{ name: "-", text: input }],
+      options: { quiet, separate: false, nullData: false, lineWrap: 70 },
+      loopLimit: 1000,
+    });
+
+  it("stops at the stop signal, keeping what was printed", async () => {
+    let polls = 0;
+    const result = await runSedScript({
+      script: script("p;:a;s/x/x/;ta"),
+      inputs: [{ name: "-", text: "x\n" }],
+      options: { quiet: true, separate: false, nullData: false, lineWrap: 70 },
+      stop: () => (++polls > 3 ? "interrupt" : null),
+    });
+    expect(result).toMatchObject({ stopped: "interrupt", stdout: "x\n" });
+  });
+
+  it("refuses a runaway loop past the loop limit with a clear error", async () => {
+    const result = await run(":a;s/x/x/;ta", "x\n");
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/exceeded maximum iterations \(1000\) on input line 1/u);
+  });
+
+  it("names the position of a malformed script", () => {
+    expect(() => script("1,3p;s/a/b")).toThrow("-e expression #1, char 10: unterminated `s' command");
+    expect(() => script("s/\\(/x/")).toThrow(/char 7: Unmatched \( or \\\(/u);
+  });
+
+  it("answers a usage error as GNU does", async () => {
+    const { createCommandContext, InMemoryFs } = await import("just-bash");
+    const ctx = createCommandContext({ fs: new InMemoryFs(), cwd: "/" });
+    const result = await runSed(["-x", "p"], ctx as never);
+    expect(result).toMatchObject({
+      exitCode: 1,
+      stderr: expect.stringMatching(/^sed: invalid option -- 'x'\n/u),
+    });
+  });
+
+  it("edits files in place with -i, keeping a backup with a suffix", async () => {
+    const { createCommandContext, InMemoryFs } = await import("just-bash");
+    const fs = new InMemoryFs();
+    await fs.writeFile("/a.txt", "one\ntwo\n");
+    await fs.writeFile("/b.txt", "three\n");
+    const ctx = createCommandContext({ fs, cwd: "/" });
+    const result = await runSed(["-i.bak", "1s/^/> /", "a.txt", "b.txt"], ctx as never);
+    expect(result).toMatchObject({ exitCode: 0, stdout: "" });
+    expect(await fs.readFile("/a.txt")).toBe("> one\ntwo\n");
+    expect(await fs.readFile("/b.txt")).toBe("> three\n");
+    expect(await fs.readFile("/a.txt.bak")).toBe("one\ntwo\n");
+  });
+});
