@@ -570,6 +570,61 @@ describe("exec_command and write_stdin", () => {
     });
   });
 
+  it("give a running command what is written, as it arrives", async () => {
+    const { call } = await setup({
+      "double.js":
+        'require("readline").createInterface({ input: process.stdin }).on("line", (l) => console.log("double", l * 2));\n',
+    });
+    expect(await call("exec_command", { session_id: "cat", cmd: "cat", workdir: null })).toEqual({
+      output: "",
+      truncated: false,
+    });
+    expect(await call("write_stdin", { session_id: "cat", chars: "hello\n" })).toEqual({
+      output: "hello\nhello\n",
+      truncated: false,
+    });
+    expect(await call("write_stdin", { session_id: "cat", chars: "\u0004" })).toEqual({
+      output: "[process exited with code 0]\n",
+      truncated: false,
+    });
+    await call("exec_command", { session_id: "node", cmd: "node double.js", workdir: null });
+    expect((await call("write_stdin", { session_id: "node", chars: "21\n" })).output).toBe("21\ndouble 42\n");
+    expect((await call("write_stdin", { session_id: "node", chars: "4\n" })).output).toBe("4\ndouble 8\n");
+  });
+
+  it("answer at the yield with what was printed so far, and the rest on a later empty write", async () => {
+    const { call } = await setup();
+    expect(await call("exec_command", { session_id: "s", cmd: "echo start; sleep 2; echo end" })).toEqual({
+      output: "start\n",
+      truncated: false,
+    });
+    let rest = "";
+    for (let i = 0; i < 10 && !rest.includes("[process exited"); i++) {
+      rest += (await call("write_stdin", { session_id: "s", chars: "" })).output;
+    }
+    expect(rest).toBe("end\n[process exited with code 0]\n");
+  });
+
+  it("answer while an endless loop prints, and stop it on Ctrl-C", async () => {
+    const { call } = await setup();
+    const started = Date.now();
+    const first = await call("exec_command", { session_id: "y", cmd: "while true; do echo y; done" });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(first.output).toMatch(/^(?:y\n)+$/u);
+    const stopped = await call("write_stdin", { session_id: "y", chars: "\u0003" });
+    expect(stopped.output).toMatch(/\^C\n\[process exited with code 130\]\n$/u);
+  });
+
+  it("refuse a session past the limit of running ones, and take one again once one ends", async () => {
+    const { call } = await setup();
+    for (let i = 0; i < 16; i++) await call("exec_command", { session_id: `s${i}`, cmd: "cat" });
+    const refused = await call("exec_command", { session_id: "one-more", cmd: "cat" });
+    expect(refused.error).toMatchObject({ type: "ValueError", code: "limit_exceeded" });
+    expect(refused.error?.message).toContain("16 sessions are running");
+    await call("write_stdin", { session_id: "s0", chars: "\u0004" });
+    expect((await call("exec_command", { session_id: "one-more", cmd: "cat" })).error).toBeUndefined();
+  });
+
   it("keep a session's state over 100 write_stdin calls", async () => {
     const { call } = await setup({ "sub/f.txt": "" });
     await call("exec_command", { session_id: "s", cmd: "bash" });

@@ -328,9 +328,11 @@ const execCommand: ToolSpec<{ session_id: string; cmd: string; workdir: string |
   description:
     "Start a PTY-backed long-running command.\n\n" +
     "The session keeps running under `session_id` (which must not be in use by a running session); " +
-    "send it input with write_stdin. `output` is what it printed in its first second (64 KB at most, " +
-    "`truncated` says when more was cut); when the command has ended, the output ends with " +
-    "'[process exited with code N]'. `cmd` 'bash' starts an interactive shell that keeps its state.",
+    "send it input with write_stdin. `output` is what it printed in its first second, or sooner once it " +
+    "waits for input (64 KB at most, `truncated` says when more was cut); the command keeps running and " +
+    "reads stdin as it arrives. When the command has ended, the output ends with " +
+    "'[process exited with code N]'. `cmd` 'bash' starts an interactive shell that keeps its state. " +
+    "At most 16 sessions run at once.",
   inputSchema: {
     properties: {
       session_id: { description: "Opaque PTY session identifier.", title: "Session Id", type: "string" },
@@ -359,8 +361,10 @@ const writeStdin: ToolSpec<{ session_id: string; chars: string }> = {
   description:
     "Send input to an existing PTY session created by `exec_command`.\n\n" +
     "`output` is everything the session printed since the last exec_command or write_stdin on it (64 KB at " +
-    "most, `truncated` says when more was cut). Empty `chars` just collects new output; '\\u0003' is Ctrl-C. " +
-    "When the session has ended, the output ends with '[process exited with code N]' and later writes fail.",
+    "most, `truncated` says when more was cut), waiting up to a second, or less once it waits for input. " +
+    "Input is typed into a terminal: echoed, handed over a line at a time on '\\n'. Empty `chars` just " +
+    "collects new output; '\\u0003' is Ctrl-C (stops the running command), '\\u0004' is Ctrl-D (ends its " +
+    "input). When the session has ended, the output ends with '[process exited with code N]' and later writes fail.",
   inputSchema: {
     properties: {
       session_id: { description: "Existing PTY session id.", title: "Session Id", type: "string" },

@@ -8,6 +8,8 @@ import { resolveFolder } from "./walk.ts";
 export const DEFAULT_SESSION_YIELD_MS = 1000;
 /** Output returned by one read at most; the middle of anything longer is dropped and marked. */
 export const DEFAULT_SESSION_READ_BYTES = 64 * 1024;
+/** Sessions running at once at most: each may hold a loop that shares the thread with every call. */
+export const MAX_RUNNING_SESSIONS = 16;
 
 export interface SessionReadOptions {
   yieldMs?: number;
@@ -66,6 +68,14 @@ export class PtySessions {
         "session_exists",
         `A session with id "${id}" is already running (${existing.info.command}). Send it input, or pick another id.`,
         { session_id: id },
+      );
+    }
+    const running = [...this.sessions.values()].filter((entry) => entry.session.exitCode() === null);
+    if (running.length >= MAX_RUNNING_SESSIONS) {
+      throw new ToolFailure(
+        "limit_exceeded",
+        `${running.length} sessions are running, the most there may be at once (${running.map((entry) => entry.info.id).join(", ")}). End one first: write "exit\\n" to a shell, "\\u0004" (Ctrl-D) to a command reading input, or "\\u0003" (Ctrl-C) to stop it.`,
+        { running: running.length, limit: MAX_RUNNING_SESSIONS },
       );
     }
     const folder =
