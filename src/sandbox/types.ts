@@ -165,6 +165,14 @@ export interface Sandbox {
    */
   recordChanges?(): Promise<() => Promise<WorkspaceChange[]>>;
 
+  /**
+   * A number that changes whenever anything in the workspace folder may have changed (git's
+   * fsmonitor idea): while it holds, what a tool derived from the workspace's files still holds,
+   * with no walk or stat (a symlink's target outside the folder is not watched).
+   * Optional: a backend that cannot tell (a WebContainer) leaves it out, and tools stat as before.
+   */
+  changeCount?(): number;
+
   dispose(): Promise<void>;
 }
 

@@ -111,6 +111,10 @@ export class EmbeddedSandbox implements Sandbox {
     return sandbox;
   }
 
+  changeCount(): number {
+    return this.fs.changeCount();
+  }
+
   async readFile(path: string): Promise<Uint8Array> {
     const bytes = await withFsErrors(path, () => this.fs.readFileBuffer(path));
     return bytes.slice();

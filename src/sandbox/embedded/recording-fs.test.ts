@@ -130,3 +130,51 @@ describe("statIfExists", () => {
     }
   });
 });
+
+describe("changeCount", () => {
+  for (const script of SCRIPTS.filter((line) => !line.includes("/tmp"))) {
+    it(`changes after: ${script}`, async () => {
+      const sandbox = await fixture();
+      const before = sandbox.changeCount();
+      await sandbox.exec(script);
+      expect(sandbox.changeCount()).not.toBe(before);
+    });
+  }
+
+  it("changes on the Sandbox API's writes, removals and renames, and on utimes", async () => {
+    const sandbox = await fixture();
+    const changes: [string, () => Promise<unknown>][] = [
+      ["writeFile", () => sandbox.writeFile("/workspace/existing.txt", "old\n")],
+      ["mkdir", () => sandbox.mkdir("/workspace/made")],
+      ["rename", () => sandbox.rename("/workspace/made", "/workspace/moved")],
+      ["symlink", () => sandbox.symlink("existing.txt", "/workspace/link")],
+      ["rm", () => sandbox.rm("/workspace/moved", { recursive: true })],
+      ["utimes", () => sandbox.fs.utimes("/workspace/existing.txt", new Date(0), new Date(0))],
+    ];
+    for (const [name, change] of changes) {
+      const before = sandbox.changeCount();
+      await change();
+      expect(sandbox.changeCount(), name).not.toBe(before);
+    }
+  });
+
+  it("holds while commands and the API only read, and while files outside the workspace change", async () => {
+    const sandbox = await fixture();
+    const before = sandbox.changeCount();
+    for (const script of [
+      "cat existing.txt",
+      "ls -la dir",
+      "find . -name '*.txt'",
+      "grep -r 1 dir",
+      "wc -l existing.txt",
+    ])
+      expect((await sandbox.exec(script)).exitCode, script).toBe(0);
+    await sandbox.readFile("/workspace/dir/one.txt");
+    await sandbox.stat("/workspace/dir/sub/two.txt");
+    await sandbox.readdir("/workspace/dir");
+    await sandbox.snapshot();
+    // Outside the workspace folder: not counted (each command's shell rewrites /bin and /dev).
+    await sandbox.exec("echo outside > /tmp/x");
+    expect(sandbox.changeCount()).toBe(before);
+  });
+});

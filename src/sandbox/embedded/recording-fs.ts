@@ -15,6 +15,14 @@ type Entry = { type: "file" | "directory" | "symlink" };
  */
 class PathMap extends Map<string, Entry> {
   readonly children = new Map<string, Set<string>>();
+  /** Bumped by every entry set (a write replaces the entry) or removed in the workspace folder. */
+  changes = 0;
+  /** The workspace folder, "/workspace/": each command's fresh shell rewrites /bin, /dev and the rest. */
+  root = "/workspace/";
+
+  private count(key: string): void {
+    if (key.startsWith(this.root) || this.root.startsWith(`${key}/`)) this.changes++;
+  }
   /** A folder read on demand: a path it has not listed yet is looked for there first. */
   lazy: LazyFolder | undefined;
 
@@ -40,6 +48,7 @@ class PathMap extends Map<string, Entry> {
   };
 
   override set(key: string, value: Entry): this {
+    this.count(key);
     if (!Map.prototype.has.call(this, key) && key !== "/") {
       const slash = key.lastIndexOf("/");
       const parent = slash <= 0 ? "/" : key.slice(0, slash);
@@ -52,6 +61,7 @@ class PathMap extends Map<string, Entry> {
 
   override delete(key: string): boolean {
     if (!super.delete(key)) return false;
+    this.count(key);
     const slash = key.lastIndexOf("/");
     const parent = slash <= 0 ? "/" : key.slice(0, slash);
     const names = this.children.get(parent);
@@ -61,6 +71,7 @@ class PathMap extends Map<string, Entry> {
   }
 
   override clear(): void {
+    this.changes++;
     super.clear();
     this.children.clear();
   }
@@ -162,8 +173,17 @@ export class RecordingFs extends InMemoryFs {
     return [...(this.paths.children.get(path) ?? [])].sort(byName);
   }
 
+  /**
+   * Changes whenever a path in the workspace folder (or the folder itself) is added, replaced or
+   * removed, or an entry's mode or time is set in place (chmod, utimes): see Sandbox.changeCount.
+   */
+  changeCount(): number {
+    return this.paths.changes;
+  }
+
   setRoot(root: string): void {
     this.root = root;
+    this.paths.root = `${root}/`;
   }
 
   /**
@@ -346,7 +366,13 @@ export class RecordingFs extends InMemoryFs {
   override async chmod(path: string, mode: number): Promise<void> {
     const target = this.followed(path);
     await this.before(target);
+    this.paths.changes++;
     return super.chmod(target, mode);
+  }
+
+  override async utimes(path: string, atime: Date, mtime: Date): Promise<void> {
+    this.paths.changes++;
+    return super.utimes(path, atime, mtime);
   }
 
   override async symlink(target: string, linkPath: string): Promise<void> {

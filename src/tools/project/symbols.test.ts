@@ -1,6 +1,6 @@
 import { parser } from "@lezer/python";
 import ts from "typescript";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createToolContext } from "../../core/tool-context.ts";
 import { EmbeddedSandbox } from "../../sandbox/embedded/embedded-sandbox.ts";
 import { pythonSymbols, searchSymbols, typescriptSymbols } from "./symbols.ts";
@@ -225,5 +225,29 @@ describe("searchSymbols", () => {
     await context.sandbox.writeFile("/workspace/app/models.py", "class AccountModel:\n    pass\n");
     const found = await searchSymbols(context, { query: "Model", exact: false, maxResults: 50 });
     expect(found.results.map((r) => r.symbol)).toEqual(["AccountModel"]);
+  });
+});
+
+describe("searchSymbols on an unchanged workspace", () => {
+  it("answers from what it read, and sees every kind of change the sandbox counts", async () => {
+    const context = await workspace({ "a/one.ts": "export function first() {}\n" });
+    const names = async (query: string) =>
+      (await searchSymbols(context, { query, exact: false, maxResults: 50 })).results.map((r) => r.symbol);
+    expect(await names("first")).toEqual(["first"]);
+    // Unchanged: the same answer without reading the files again.
+    const read = vi.spyOn(context.sandbox, "readFile");
+    const stat = vi.spyOn(context.sandbox, "stat");
+    expect(await names("first")).toEqual(["first"]);
+    expect(read).not.toHaveBeenCalled();
+    expect(stat).not.toHaveBeenCalled();
+    // A shell command, an API write, a rename and a removal are each seen by the next call.
+    await context.sandbox.exec("echo 'export class Second {}' > a/two.ts");
+    expect(await names("second")).toEqual(["Second"]);
+    await context.sandbox.writeFile("/workspace/a/one.ts", "export function renamed() {}\n");
+    expect(await names("first")).toEqual([]);
+    await context.sandbox.rename("/workspace/a/two.ts", "/workspace/a/two.txt");
+    expect(await names("second")).toEqual([]);
+    await context.sandbox.exec("echo '*.ts' > .gitignore");
+    expect(await names("renamed")).toEqual([]);
   });
 });

@@ -335,7 +335,8 @@ function matchScore(name: string, query: string, exact: boolean): number {
 
 /**
  * Finds definitions named like the query. Each file is read once per version (size, mtime and
- * entry version unchanged: its text is reused), then pre-filtered: it must contain the query at an
+ * entry version unchanged: its text is reused; nothing changed since the last call, by the
+ * sandbox's changeCount: not even walked or stat'ed), then pre-filtered: it must contain the query at an
  * occurrence that may be a definition (mayDefine: an import, a call or a member access is not).
  * Only those files are parsed, each once per content (by SHA-1, in memory and in `symbols.store`
  * when the host gives one).
@@ -350,50 +351,66 @@ export async function searchSymbols(
   const store = context.services.get<SymbolStore | null>("symbols.store", () => null);
   const needle = request.exact ? request.query : request.query.toLowerCase();
   const memo = `${request.exact ? "=" : "~"}${needle}`;
-  const candidates: { path: string; language: SymbolLanguage }[] = [];
-  const seen = new Set<string>();
-  for await (const entry of walkWorkspace(sandbox, "", {
-    gitignore: true,
-    skipHidden: true,
-    skipFolders: [".git", "node_modules", "__pycache__", ".venv", "venv"],
-    signal: context.signal,
-  })) {
-    if (entry.type !== "file") continue;
-    const dot = entry.path.lastIndexOf(".");
-    const language = dot === -1 ? undefined : LANGUAGE_OF[entry.path.slice(dot)];
-    if (!language) continue;
-    if (request.lang === "python" && language !== "python") continue;
-    if (request.lang === "typescript" && language === "python") continue;
-    if (request.lang === "javascript" && language !== "javascript") continue;
-    candidates.push({ path: entry.path, language });
-    seen.add(entry.path);
-  }
-  if (!request.lang) for (const path of files.keys()) if (!seen.has(path)) files.delete(path);
+  const listing = context.services.get("symbols.listing", () => ({
+    changes: undefined as number | undefined,
+    sources: [] as { path: string; language: SymbolLanguage }[],
+  }));
+  // Unchanged since the last call (the sandbox says so): its files and texts still hold, unwalked.
+  const changes = sandbox.changeCount?.();
+  if (changes === undefined || changes !== listing.changes) {
+    listing.changes = undefined;
+    const sources: { path: string; language: SymbolLanguage }[] = [];
+    for await (const entry of walkWorkspace(sandbox, "", {
+      gitignore: true,
+      skipHidden: true,
+      skipFolders: [".git", "node_modules", "__pycache__", ".venv", "venv"],
+      signal: context.signal,
+    })) {
+      if (entry.type !== "file") continue;
+      const dot = entry.path.lastIndexOf(".");
+      const language = dot === -1 ? undefined : LANGUAGE_OF[entry.path.slice(dot)];
+      if (language) sources.push({ path: entry.path, language });
+    }
+    const seen = new Set(sources.map(({ path }) => path));
+    for (const path of files.keys()) if (!seen.has(path)) files.delete(path);
 
-  // Files whose stat changed are read again, in one batch.
-  const stale: { path: string; stat: FileStat }[] = [];
-  for (const { path } of candidates) {
-    const stat = await sandbox.stat(`${sandbox.workspaceRoot}/${path}`);
-    const known = files.get(path);
-    if (!known || known.size !== stat.size || known.mtimeMs !== stat.mtimeMs || known.ino !== stat.ino)
-      stale.push({ path, stat });
-  }
-  const contents = await Promise.all(
-    stale.map(({ path }) => sandbox.readFile(`${sandbox.workspaceRoot}/${path}`)),
-  );
-  stale.forEach(({ path, stat }, index) => {
-    const text = decodeText(contents[index]!);
-    const previous = files.get(path);
-    const same = previous !== undefined && previous.text === text;
-    files.set(path, {
-      size: stat.size,
-      mtimeMs: stat.mtimeMs,
-      ino: stat.ino,
-      text,
-      lower: same ? previous.lower : text === null ? "" : text.toLowerCase(),
-      ...(same ? { symbols: previous.symbols, withoutDefinition: previous.withoutDefinition } : {}),
+    // Files whose stat changed are read again, in one batch.
+    const stale: { path: string; stat: FileStat }[] = [];
+    for (const { path } of sources) {
+      const stat = await sandbox.stat(`${sandbox.workspaceRoot}/${path}`);
+      const known = files.get(path);
+      if (!known || known.size !== stat.size || known.mtimeMs !== stat.mtimeMs || known.ino !== stat.ino)
+        stale.push({ path, stat });
+    }
+    const contents = await Promise.all(
+      stale.map(({ path }) => sandbox.readFile(`${sandbox.workspaceRoot}/${path}`)),
+    );
+    stale.forEach(({ path, stat }, index) => {
+      const text = decodeText(contents[index]!);
+      const previous = files.get(path);
+      const same = previous !== undefined && previous.text === text;
+      files.set(path, {
+        size: stat.size,
+        mtimeMs: stat.mtimeMs,
+        ino: stat.ino,
+        text,
+        lower: same ? previous.lower : text === null ? "" : text.toLowerCase(),
+        ...(same ? { symbols: previous.symbols, withoutDefinition: previous.withoutDefinition } : {}),
+      });
     });
-  });
+    listing.sources = sources;
+    // Counted before the walk: a change made while it ran is seen by the next call.
+    if (!context.signal.aborted) listing.changes = changes;
+  }
+  const candidates = listing.sources.filter(
+    ({ language }) =>
+      !request.lang ||
+      (request.lang === "python"
+        ? language === "python"
+        : request.lang === "typescript"
+          ? language !== "python"
+          : language === "javascript"),
+  );
 
   // The pre-filter, then the parse of what passes and is not known by its content.
   const toParse: { path: string; language: SymbolLanguage; record: FileRecord }[] = [];
