@@ -18,7 +18,7 @@ import type {
   ToolSpec,
 } from "./profile.ts";
 import { validateParams } from "./schema.ts";
-import { serviceRegistry } from "./tool-context.ts";
+import { type ServiceRegistry, serviceRegistry } from "./tool-context.ts";
 import { normalizeWorkspacePath, resolveWorkspacePath } from "./workspace-path.ts";
 
 export type ApprovalDecision = "allow" | "allow_always" | "deny";
@@ -74,6 +74,8 @@ export interface RuntimeOptions {
   stops?: StopBoard;
   /** Told when a call's tool starts running, with the job another thread stops it by. */
   onRun?(run: RunNotice): void;
+  /** Services the host provides by key, before any tool makes its own ("symbols.store": parses kept across reloads). */
+  services?: Record<string, unknown>;
 }
 
 /** A call whose tool has started: stop it with `stops.stop(CALLS_CHANNEL, job)`. */
@@ -127,7 +129,7 @@ export class Runtime {
   private readonly trackChanges: boolean;
   private readonly persist: (() => Promise<void>) | undefined;
   private readonly graceMs: number;
-  private readonly services = serviceRegistry();
+  private readonly services: ServiceRegistry;
   /** Where stop requests for calls arrive (see src/sandbox/stop-signal.ts). */
   readonly stops: StopBoard;
   private readonly onRun: ((run: RunNotice) => void) | undefined;
@@ -141,6 +143,7 @@ export class Runtime {
 
   constructor(options: RuntimeOptions) {
     this.sandbox = options.sandbox;
+    this.services = serviceRegistry(new Map(Object.entries(options.services ?? {})));
     for (const profile of options.profiles) this.profiles.set(profile.name, profile);
     this.clock = options.clock ?? systemClock;
     this.events = new EventLog(options.session ?? randomId(), this.clock, options.history?.events);

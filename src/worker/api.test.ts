@@ -49,6 +49,27 @@ describe("worker API", () => {
     expect(tools.find((tool) => tool.name === "run")).toMatchObject({ kind: "command", approval: "auto" });
   });
 
+  it("keeps symbols_index's parses across a reload: a file parsed before is not parsed again", async () => {
+    const { api, reload } = await setup();
+    await api.call("agentbench", {
+      tool: "run",
+      params: { command: "echo 'export function appMain() {}' > src/main.js" },
+    });
+    const search = async (worker: WorkerApi) => {
+      const outcome = await worker.call("coding-agent", {
+        tool: "symbols_index",
+        params: { query: "appMain" },
+      });
+      return outcome.envelope as { ok: boolean; message: string; data: { results: { file: string }[] } };
+    };
+    const first = await search(api);
+    expect(first.message).toContain("(1 file parsed of 2 source files)");
+    expect(first.data.results.map((result) => result.file)).toEqual(["src/main.js"]);
+    const again = await search(await reload());
+    expect(again.message).toContain("(0 files parsed of 2 source files)");
+    expect(again.data.results).toEqual(first.data.results);
+  });
+
   it("stores a mutating call before acknowledging it, and a reload brings back files, log and checkpoints", async () => {
     const { api, reload, database } = await setup();
     const outcome = await api.call("agentbench", {

@@ -29,6 +29,7 @@ import { type PythonPackagesApi, pythonPackagesApi } from "./python-host.ts";
 import { RecordingHost, type RecordingInfo } from "./recording-host.ts";
 import { ReplayHost, type ReplayStatus } from "./replay-host.ts";
 import { type WorkspaceMeta, WorkspaceStore } from "./store.ts";
+import { indexedDbSymbolStore } from "./symbol-store.ts";
 import {
   type BootResult,
   type CallRequest,
@@ -277,6 +278,11 @@ export function createWorkerApi(
     if (!store) throw new Error("The worker has not booted yet; call boot() first.");
     return store;
   };
+  /** symbols_index's parses, kept across reloads beside the workspaces (opened on its first use). */
+  const symbols =
+    typeof indexedDB === "undefined"
+      ? undefined
+      : indexedDbSymbolStore(`${options.database ?? "toolroom"}-symbols`);
   /** Settings are read before boot (they pick the sandbox), so the store opens on first need. */
   let opening: Promise<WorkspaceStore> | undefined;
   const openStore = (): Promise<WorkspaceStore> => {
@@ -342,6 +348,7 @@ export function createWorkerApi(
     performance.mark("toolroom:sandbox");
     session = await WorkspaceSession.open({
       store: requireStore(),
+      ...(symbols ? { symbols } : {}),
       meta,
       sandbox,
       profiles: ALL_PROFILES,

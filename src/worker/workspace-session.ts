@@ -6,6 +6,7 @@ import type { ApprovalMode, CallInfo, Profile } from "../core/profile.ts";
 import { type ApprovalDecision, type ApprovalRequest, type CallOutcome, Runtime } from "../core/runtime.ts";
 import { deserializeWorkspace, diffSnapshots, type SerializedWorkspace } from "../sandbox/snapshot.ts";
 import type { PtyRead, PtySession, Sandbox, SnapshotEntry } from "../sandbox/types.ts";
+import type { SymbolStore } from "../tools/project/symbols.ts";
 import type { WorkspaceMeta, WorkspaceStore } from "./store.ts";
 import type {
   CallRequest,
@@ -35,6 +36,8 @@ export interface SessionOptions {
   approvals: Record<string, Record<string, ApprovalMode>>;
   hooks: SessionHooks;
   interrupted?: InterruptedCall;
+  /** Where symbols_index keeps its parses across reloads. */
+  symbols?: SymbolStore;
 }
 
 const MAX_EDITOR_BYTES = 8 * 1024 * 1024;
@@ -97,6 +100,7 @@ export class WorkspaceSession {
       history,
       approver: (request) => this.approve(request),
       persist: () => this.persist(),
+      ...(options.symbols ? { services: { "symbols.store": options.symbols } } : {}),
     });
     this.runtime.guards.push(({ tool, params }) => {
       const deadlineMs = typeof tool.deadlineMs === "function" ? tool.deadlineMs(params) : tool.deadlineMs;
