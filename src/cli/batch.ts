@@ -4,6 +4,7 @@ import { asToolFailure, ToolFailure } from "../core/errors.ts";
 import type { Profile } from "../core/profile.ts";
 import { type HostRuntimeOptions, openHostRuntime } from "./host-runtime.ts";
 import { inputLines, parseRequestLine } from "./input-lines.ts";
+import { STDOUT_CLOSED, STOPPED } from "./run-end.ts";
 
 export interface BatchOptions extends HostRuntimeOptions {
   profile: Profile;
@@ -12,31 +13,63 @@ export interface BatchOptions extends HostRuntimeOptions {
   output: Writable;
 }
 
-/** `toolroom batch`: JSONL calls in, one JSONL envelope out per line, in order. */
+/**
+ * `toolroom batch`: JSONL calls in, one JSONL envelope out per line, in order. Asked to stop (a
+ * signal), it reads no further line, gives the running call a short grace, else stops it and
+ * undoes its changes (its answer says it was cancelled), then writes back what answered calls did.
+ */
 export async function runBatch(options: BatchOptions): Promise<number> {
-  const { runtime, finish } = await openHostRuntime(options);
-  for await (const line of inputLines(options.input)) {
-    let envelope: unknown;
-    let requestId = "";
-    try {
-      const parsed = parseRequestLine(line);
-      if (!parsed.ok) throw new ToolFailure("invalid_params", parsed.message);
-      requestId = requestIdOf(parsed.value);
-      const call = normalizeCall(options.profile, parsed.value);
-      envelope = await runtime.call(options.profile.name, call);
-    } catch (error) {
-      // A line that is not a call still gets an answer, in the profile's own envelope.
-      const now = new Date();
-      envelope = options.profile.envelope.failure(
-        { requestId, tool: "", params: {}, step: 0, startedAt: now, endedAt: now },
-        asToolFailure(error),
-      );
+  const host = await openHostRuntime(options);
+  const { runtime, end } = host;
+  const lines = inputLines(options.input)[Symbol.asyncIterator]();
+  let answered = 0;
+  let crash: unknown;
+  try {
+    for (;;) {
+      const next = await end.until(lines.next());
+      if (next === STOPPED || next.done) break;
+      const line = next.value;
+      let envelope: unknown;
+      let requestId = "";
+      let abandoned = false;
+      try {
+        const parsed = parseRequestLine(line);
+        if (!parsed.ok) throw new ToolFailure("invalid_params", parsed.message);
+        requestId = requestIdOf(parsed.value);
+        const call = normalizeCall(options.profile, parsed.value);
+        const running = runtime.invoke(options.profile.name, call);
+        if ((await end.until(running)) === STOPPED && !(await end.grace(running))) {
+          runtime.cancelAll();
+          const outcome = await running;
+          await host.undo(outcome, "it was still running when the run was stopped");
+          abandoned = true;
+        }
+        envelope = (await running).envelope;
+      } catch (error) {
+        // A line that is not a call still gets an answer, in the profile's own envelope.
+        const now = new Date();
+        envelope = options.profile.envelope.failure(
+          { requestId, tool: "", params: {}, step: 0, startedAt: now, endedAt: now },
+          asToolFailure(error),
+        );
+      }
+      await write(options.output, `${serialized(options.profile, envelope, requestId)}\n`);
+      if (abandoned) break;
+      answered++;
     }
-    await write(options.output, `${serialized(options.profile, envelope, requestId)}\n`);
+  } catch (error) {
+    // Whatever broke, what the answered calls did still reaches the disk.
+    if ((error as NodeJS.ErrnoException).code === "EPIPE") end.stop(STDOUT_CLOSED);
+    else {
+      crash = error;
+      end.stop("an internal error");
+    }
   }
-
-  await finish({ writeBack: options.writeBack });
-  return 0;
+  // Stopped: the pending read is dropped (it settles into nothing) and stdin is let go.
+  if (end.stopped) options.input.destroy?.();
+  const code = await host.finish({ writeBack: options.writeBack, answered });
+  if (crash !== undefined) throw crash;
+  return code;
 }
 
 /** The envelope as one JSON line; a failure envelope if it cannot be written as JSON. */

@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
 import { MemoryArtifacts } from "../core/artifacts.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
-import { Runtime } from "../core/runtime.ts";
+import { type CallOutcome, Runtime } from "../core/runtime.ts";
 import { gitShellCommand } from "../host/git-command.ts";
 import { jqWorkerCommand } from "../host/jq-command.ts";
 import { PROFILES } from "../profiles/index.ts";
@@ -12,6 +12,7 @@ import { createPythonCommands } from "../sandbox/embedded/python/index.ts";
 import { DiskFolder } from "./disk-folder.ts";
 import { describeWriteBack, writeBackChanges } from "./host-folder.ts";
 import { hostGitIdentity } from "./host-git-identity.ts";
+import { RunEnd } from "./run-end.ts";
 import { ArtifactsFolder, EventsFile } from "./run-files.ts";
 
 export interface HostRuntimeOptions {
@@ -25,8 +26,15 @@ export interface HostRuntimeOptions {
 
 export interface HostRuntime {
   runtime: Runtime;
-  /** Writes the workspace's changes back to the folder when asked, flushes logs, frees the sandbox. */
-  finish(options: { writeBack: boolean }): Promise<void>;
+  /** Signals that end the run in order (see run-end.ts). */
+  end: RunEnd;
+  /** Undoes a call stopped before it was answered (and any later one), saying so on stderr. */
+  undo(outcome: CallOutcome, why: string): Promise<void>;
+  /**
+   * Writes the workspace's changes back to the folder when asked, says how the run ended and what
+   * was written, flushes logs, frees the sandbox. Returns the exit code.
+   */
+  finish(options: { writeBack: boolean; answered: number }): Promise<number>;
 }
 
 /** Every tool of every profile that is not read-only, set to "deny". */
@@ -81,9 +89,23 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
   const events = options.events ? await EventsFile.open(options.events, warn) : undefined;
   if (events) runtime.subscribe((event) => events.write(`${JSON.stringify(event)}\n`));
 
+  const end = new RunEnd(warn);
   return {
     runtime,
-    async finish({ writeBack }) {
+    end,
+    async undo(outcome, why) {
+      if (outcome.changes.length === 0) return;
+      await runtime.restoreBefore(outcome.step);
+      warn(
+        `${outcome.tool} (request ${outcome.requestId}) was not answered, ${why}: its changes are undone and not written back (${outcome.changes.map((change) => change.path).join(", ")})`,
+      );
+    },
+    async finish({ writeBack, answered }) {
+      if (end.stopped)
+        warn(
+          `${end.reason}: stopped after ${answered} answered call${answered === 1 ? "" : "s"}${writeBack ? "; writing back what they did" : "; nothing is written back (no --write-back)"}`,
+        );
+      end.writing();
       if (writeBack) {
         const rootGone = !(await sandbox.fs.statIfExists(sandbox.workspaceRoot, false));
         const report = await writeBackChanges(folder, rootGone ? [] : sandbox.folderChanges(), {
@@ -96,6 +118,10 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
       await events?.close();
       await runtime.dispose();
       await sandbox.dispose();
+      end.dispose();
+      // Stopped from outside: exit even if a handle (a stdin half-read) would keep Node waiting.
+      if (end.stopped) setTimeout(() => process.exit(end.exitCode()), 200).unref();
+      return end.exitCode();
     },
   };
 }

@@ -10,6 +10,7 @@ import { SessionFormatError } from "../session/format.ts";
 import { runBatch } from "./batch.ts";
 import { runMcp } from "./mcp.ts";
 import { runReplay } from "./replay.ts";
+import { currentRunEnd, STDOUT_CLOSED } from "./run-end.ts";
 import { describeFsError } from "./run-files.ts";
 
 const USAGE = `toolroom — the Toolroom tool runtime on the embedded sandbox
@@ -46,9 +47,12 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   registerNodeAssets();
   // Piped into head or less that quit early: stop quietly, as Unix tools do.
+  // A batch or MCP run still writes back what its answered calls did.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-    if (error.code === "EPIPE") process.exit(0);
-    throw error;
+    if (error.code !== "EPIPE") throw error;
+    const run = currentRunEnd();
+    if (run) run.stop(STDOUT_CLOSED);
+    else process.exit(0);
   });
   try {
     switch (command) {

@@ -56,6 +56,8 @@ export interface McpServerOptions {
 interface Pending {
   requestId: string;
   cancelled: boolean;
+  /** Stopped because the run is ending (not by the client): what it did is undone. */
+  abandoned?: boolean;
 }
 
 const DEFAULT_PROGRESS_MS = 1000;
@@ -66,6 +68,10 @@ export class McpServer {
   private readonly pending = new Map<string, Pending>();
   private readonly handling = new Set<Promise<unknown>>();
   private nextCall = 1;
+  /** tools/call requests answered so far. */
+  answeredCalls = 0;
+  /** Calls stopped by abandon() that had changed something, in the order they ran. */
+  readonly abandoned: CallOutcome[] = [];
 
   constructor(options: McpServerOptions) {
     this.options = options;
@@ -83,6 +89,16 @@ export class McpServer {
   /** Answers a line that was not JSON (or not a message) with a JSON-RPC error. */
   refuse(code: number, message: string): void {
     this.options.send(errorResponse(null, code, message));
+  }
+
+  /** The run is ending: every call not answered yet is stopped (queued ones never run) and gets no answer. */
+  abandon(): void {
+    for (const pending of this.pending.values()) {
+      if (pending.cancelled) continue;
+      pending.cancelled = true;
+      pending.abandoned = true;
+      this.options.cancel(pending.requestId);
+    }
   }
 
   /** Resolves once every message received so far has been answered. */
@@ -244,7 +260,9 @@ export class McpServer {
         request_id: pending.requestId,
       });
       // Cancelled: the client has forgotten the request, and the spec asks for no answer.
+      if (outcome && pending.abandoned && outcome.changes.length > 0) this.abandoned.push(outcome);
       if (outcome === null || pending.cancelled) return null;
+      this.answeredCalls++;
       const { envelope, images } = imagesApart(outcome.envelope);
       return {
         jsonrpc: "2.0",

@@ -4,6 +4,7 @@ import type { Profile } from "../core/profile.ts";
 import { type HostRuntimeOptions, openHostRuntime } from "./host-runtime.ts";
 import { inputLines, parseRequestLine } from "./input-lines.ts";
 import { INTERNAL_ERROR, INVALID_REQUEST, McpServer, PARSE_ERROR } from "./mcp-server.ts";
+import { STOPPED } from "./run-end.ts";
 
 export interface McpOptions extends HostRuntimeOptions {
   profile: Profile;
@@ -23,7 +24,8 @@ export interface McpOptions extends HostRuntimeOptions {
  * input, once every request is answered, the changes are written back when asked.
  */
 export async function runMcp(options: McpOptions): Promise<number> {
-  const { runtime, finish } = await openHostRuntime(options);
+  const host = await openHostRuntime(options);
+  const { runtime, end } = host;
   const send = (message: unknown): void => {
     let line: string;
     try {
@@ -52,16 +54,35 @@ export async function runMcp(options: McpOptions): Promise<number> {
     send,
     ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
   });
-  for await (const line of inputLines(options.input)) {
-    const parsed = parseRequestLine(line);
-    if (parsed.ok) server.receive(parsed.value);
-    else
-      server.refuse(
-        parsed.message.includes("not valid JSON") ? PARSE_ERROR : INVALID_REQUEST,
-        parsed.message,
-      );
+  const lines = inputLines(options.input)[Symbol.asyncIterator]();
+  let crash: unknown;
+  try {
+    for (;;) {
+      const next = await end.until(lines.next());
+      if (next === STOPPED || next.done) break;
+      const parsed = parseRequestLine(next.value);
+      if (parsed.ok) server.receive(parsed.value);
+      else
+        server.refuse(
+          parsed.message.includes("not valid JSON") ? PARSE_ERROR : INVALID_REQUEST,
+          parsed.message,
+        );
+    }
+    // Input closed: the calls already sent are answered, unless the run is asked to stop meanwhile.
+    const idle = server.idle();
+    if ((await end.until(idle)) === STOPPED && !(await end.grace(idle))) {
+      server.abandon();
+      await server.idle();
+      const first = server.abandoned[0];
+      if (first) await host.undo(first, "it was still running when the run was stopped");
+    }
+  } catch (error) {
+    crash = error;
+    end.stop("an internal error");
   }
-  await server.idle();
-  await finish({ writeBack: options.writeBack });
-  return 0;
+  // Stopped: the pending read is dropped (it settles into nothing) and stdin is let go.
+  if (end.stopped) options.input.destroy?.();
+  const code = await host.finish({ writeBack: options.writeBack, answered: server.answeredCalls });
+  if (crash !== undefined) throw crash;
+  return code;
 }

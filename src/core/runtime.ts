@@ -182,6 +182,11 @@ export class Runtime {
     return false;
   }
 
+  /** Stops every call running now (the command line's orderly end on a signal). */
+  cancelAll(): void {
+    for (const requestId of [...this.active.keys()]) this.cancel(requestId);
+  }
+
   profile(name: string): Profile {
     const profile = this.profiles.get(name);
     if (!profile) {
