@@ -21,6 +21,10 @@ import { validateParams } from "./schema.ts";
 import { type ServiceRegistry, serviceRegistry } from "./tool-context.ts";
 import { normalizeWorkspacePath, resolveWorkspacePath } from "./workspace-path.ts";
 
+// Captured when the module loads: a stop is often noticed inside a running just-bash script, whose
+// defense-in-depth blocks the global setTimeout while it runs.
+const startTimer = globalThis.setTimeout.bind(globalThis);
+
 export type ApprovalDecision = "allow" | "allow_always" | "deny";
 
 export interface ApprovalRequest {
@@ -541,11 +545,12 @@ export class Runtime {
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(timeoutFailure(tool.name, deadlineMs)), deadlineMs + this.graceMs);
     });
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const cancelled = new Promise<never>((_, reject) => {
       // A stopped tool gets a moment to return what it has (a command's output so far).
       stop.signal.addEventListener("abort", () => {
         if (stopReason(stop.signal) === "interrupt")
-          setTimeout(() => reject(cancelledFailure(tool.name)), this.graceMs);
+          graceTimer = startTimer(() => reject(cancelledFailure(tool.name)), this.graceMs);
       });
     });
     try {
@@ -559,6 +564,7 @@ export class Runtime {
       throw error;
     } finally {
       clearTimeout(timer);
+      clearTimeout(graceTimer);
       stop.dispose();
       this.stops.begin(CALLS_CHANNEL, 0);
     }

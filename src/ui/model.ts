@@ -548,6 +548,16 @@ export class AppModel {
     return this.host.call(profile, request);
   }
 
+  /** A fresh request id for a call the page makes, so that it can be cancelled by name. */
+  newRequestId(): string {
+    return this.host.newRequestId();
+  }
+
+  /** Stops a call run from the page (the console's Cancel): it ends with its output so far. */
+  cancel(requestId: string): void {
+    this.host.cancel(requestId);
+  }
+
   private ask(request: ApprovalRequest): Promise<ApprovalDecision> {
     return new Promise((resolve) => {
       const pending: PendingApproval = {
@@ -771,6 +781,8 @@ export class AppModel {
   }
 
   async stopAgent(): Promise<void> {
+    // The tool call running now stops at once too, not only the turns after it.
+    this.host.cancelRunning();
     await this.host.api.agent.stop();
   }
 

@@ -2,6 +2,7 @@ import { proxy, type Remote, wrap } from "comlink";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
 import type { SandboxPort } from "../sandbox/port.ts";
+import { CALLS_CHANNEL, StopBoard } from "../sandbox/stop-signal.ts";
 import type {
   AgentPaneUpdate,
   BootOptions,
@@ -35,6 +36,8 @@ interface InFlight {
   cutOff: boolean;
   /** Made in the worker, not through call(): nobody here waits for its outcome. */
   foreign?: boolean;
+  /** The stop-board job its tool runs as, once it started: what Cancel stops. */
+  job?: number;
 }
 
 export class WorkerRestartedError extends Error {
@@ -67,6 +70,11 @@ export class WorkerHost {
   private heartbeat: ReturnType<typeof setInterval> | undefined;
   private restarting: Promise<BootResult> | undefined;
   private nextRequest = 1;
+  /**
+   * Shared with every worker this host starts: Cancel and a terminal's Ctrl-C are written here and
+   * seen by the running code at its next poll, even when a busy loop keeps the worker from messages.
+   */
+  readonly stops = StopBoard.create();
   restarts = 0;
 
   constructor(private readonly createWorker: () => Worker) {
@@ -107,8 +115,13 @@ export class WorkerHost {
   }
 
   /** A tool call under the watchdog. */
+  /** A request id for a call made from the page. */
+  newRequestId(): string {
+    return `ui-${Date.now().toString(36)}-${this.nextRequest++}`;
+  }
+
   call(profile: string, request: CallRequest): Promise<CallOutcome> {
-    const requestId = request.request_id ?? `ui-${Date.now().toString(36)}-${this.nextRequest++}`;
+    const requestId = request.request_id ?? this.newRequestId();
     const full = { ...request, request_id: requestId };
     return new Promise<CallOutcome>((resolve, reject) => {
       const entry: InFlight = {
@@ -133,6 +146,27 @@ export class WorkerHost {
         },
       );
     });
+  }
+
+  /**
+   * Stops a call made through call() or by the agent: its running tool at once through shared
+   * memory (busy loops included), and a queued one or one waiting for approval by message. The
+   * call still settles, with the dialect's cancelled envelope and the output printed so far.
+   */
+  cancel(requestId: string): void {
+    const entry = this.inflight.get(requestId);
+    if (entry?.job !== undefined) this.stops.stop(CALLS_CHANNEL, entry.job);
+    void this.guarded.cancel(requestId).catch(() => undefined);
+  }
+
+  /** Stops whatever call is running now (the agent's Stop: its current tool call). */
+  cancelRunning(): void {
+    for (const entry of this.inflight.values()) if (entry.running) this.cancel(entry.request.request_id);
+  }
+
+  /** Ctrl-C for a terminal: stops its foreground command through shared memory (see api.terminal.channel). */
+  interruptTerminal(channel: number): void {
+    this.stops.stopRunning(channel);
   }
 
   /** Stops the worker for good (page unload, tests). */
@@ -162,7 +196,11 @@ export class WorkerHost {
     );
     if (this.prompt) await api.approvals.setPrompt(proxy(this.prompt));
     // The port is a comlink proxy: it must travel as a top-level argument.
-    const result = await api.boot(options, this.port as unknown as Remote<SandboxPort> | undefined);
+    const withStops =
+      this.stops.shared && !options.stops
+        ? { ...options, stops: this.stops.buffer as SharedArrayBuffer }
+        : options;
+    const result = await api.boot(withStops, this.port as unknown as Remote<SandboxPort> | undefined);
     this.startHeartbeat();
     return result;
   }
@@ -182,6 +220,7 @@ export class WorkerHost {
     clearTimeout(entry.timer);
     entry.running = notice.state === "running";
     if (notice.state !== "running") return;
+    if (notice.job !== undefined) entry.job = notice.job;
     const limit = notice.deadlineMs + RUNTIME_GRACE_MS + WATCHDOG_GRACE_MS;
     entry.timer = setTimeout(() => void this.cutOff(entry, notice.deadlineMs), limit);
   }

@@ -3,6 +3,8 @@ import { unzipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalRequest } from "../core/runtime.ts";
+import { CALLS_CHANNEL, StopBoard } from "../sandbox/stop-signal.ts";
+import { stopLater } from "../sandbox/testing/stop-later.ts";
 import { type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
 import { WorkspaceStore } from "./store.ts";
 
@@ -260,3 +262,60 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs = 5000): Promise
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+describe("stopping through the page's shared memory", () => {
+  const boot = async () => {
+    const board = StopBoard.create();
+    const api = createWorkerApi({ database: `toolroom-test-${++databases}` });
+    await api.boot({ ...embedded, stops: board.buffer as SharedArrayBuffer });
+    return { api, board };
+  };
+
+  it("cancels a running busy call from another thread, keeping what it printed", async () => {
+    const { api, board } = await boot();
+    const started = Date.now();
+    stopLater(board, CALLS_CHANNEL, "running", 500);
+    const outcome = await api.call("agentbench", {
+      tool: "run",
+      params: { command: "echo before; while true; do :; done", timeout_sec: 60 },
+      request_id: "busy",
+    });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(outcome.status).toBe("error");
+    expect(JSON.stringify(outcome.envelope)).toContain("before\\n");
+    // The worker goes on: the next call runs.
+    expect((await api.call("agentbench", { tool: "run", params: { command: "echo next" } })).status).toBe(
+      "success",
+    );
+  });
+
+  it("stops a terminal's busy command on its channel (Ctrl-C) and keeps the shell", async () => {
+    const { api, board } = await boot();
+    const id = await api.terminal.open({ cols: 80, rows: 24 });
+    const channel = await api.terminal.channel(id);
+    expect(channel).not.toBeNull();
+    await api.terminal.write(id, 'node -e "for (;;) {}"\n');
+    stopLater(board, channel!, "running", 500);
+    let output = "";
+    for (let i = 0; i < 40 && !output.includes("$ "); i++)
+      output += (await api.terminal.read(id, 500)).output;
+    await api.terminal.write(id, "echo alive\n");
+    for (let i = 0; i < 40 && !output.includes("alive\nalive"); i++)
+      output += (await api.terminal.read(id, 500)).output;
+    expect(output).toContain("alive\nalive\n");
+  });
+
+  it("cancels a call by request id while it waits", async () => {
+    const { api } = await boot();
+    const call = api.call("agentbench", {
+      tool: "run",
+      params: { command: "sleep 30" },
+      request_id: "sleepy",
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await api.cancel("sleepy")).toBe(true);
+    const outcome = await call;
+    expect(outcome.status).toBe("error");
+    expect(outcome.failure?.code).toBe("cancelled");
+  });
+});

@@ -11,6 +11,7 @@ import type { Lesson } from "../lessons/lesson.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
 import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
+import { StopBoard } from "../sandbox/stop-signal.ts";
 import type { PtyRead, Sandbox, SnapshotEntry } from "../sandbox/types.ts";
 import { parseSession, type SessionFile } from "../session/format.ts";
 import type { ShareResult } from "../session/share.ts";
@@ -75,6 +76,11 @@ export interface BootOptions {
   firstWorkspace: WorkspaceSeed;
   /** Set when the watchdog restarted this worker: the call it cut off, to record with a timeout envelope. */
   interrupted?: InterruptedCall;
+  /**
+   * Shared memory (src/sandbox/stop-signal.ts) through which the page stops a running call and a
+   * terminal's command, busy loops included, without waiting for this worker to read a message.
+   */
+  stops?: SharedArrayBuffer;
 }
 
 /**
@@ -90,6 +96,8 @@ export interface WorkerApi {
   listProfiles(): Promise<ProfileInfo[]>;
   listTools(profile: string): Promise<ToolInfo[]>;
   call(profile: string, request: CallRequest): Promise<CallOutcome>;
+  /** Stops a call by request id (queued, waiting for approval or running); true when it was known. */
+  cancel(requestId: string): Promise<boolean>;
 
   subscribe(listener: (event: ToolEvent) => void): Promise<number>;
   unsubscribe(token: number): Promise<void>;
@@ -137,6 +145,8 @@ export interface WorkerApi {
     read(id: string, yieldMs?: number): Promise<PtyRead>;
     resize(id: string, cols: number, rows: number): Promise<void>;
     kill(id: string): Promise<void>;
+    /** The stop-board channel of the terminal's foreground command (Ctrl-C: board.stopRunning(channel)). */
+    channel(id: string): Promise<number | null>;
   }>;
 
   workspaces: Namespace<{
@@ -255,6 +265,8 @@ export function createWorkerApi(
   const listeners = new Map<number, (event: ToolEvent) => void>();
   let nextListener = 1;
   let watcher: ((notice: WatchNotice) => void) | undefined;
+  /** The page's stop board (shared memory) once boot brings it; each workspace's runtime uses it. */
+  let stops: StopBoard | undefined;
   let prompt: ((request: ApprovalRequest) => Promise<ApprovalDecision>) | undefined;
 
   let lessons: LessonHost | undefined;
@@ -354,6 +366,7 @@ export function createWorkerApi(
       profiles: ALL_PROFILES,
       approvals: settings.approvals,
       ...(interrupted ? { interrupted } : {}),
+      ...(stops ? { stops } : {}),
       hooks: {
         onEvent: (event) => {
           for (const listener of listeners.values())
@@ -451,6 +464,7 @@ export function createWorkerApi(
       if (options.sandbox === "remote" && !port) throw new Error("A remote sandbox needs its port.");
       remotePort = options.sandbox === "remote" ? port : undefined;
       remote = undefined;
+      stops = options.stops ? StopBoard.attach(options.stops) : undefined;
       const workspaces = await store.listWorkspaces();
       const wanted = await store.getSetting<string>("currentWorkspace");
       const meta =
@@ -488,6 +502,7 @@ export function createWorkerApi(
     },
 
     call: async (profile, request) => (await ready()).call(profile, request),
+    cancel: async (requestId) => session?.cancel(requestId) ?? false,
 
     async subscribe(listener) {
       const token = nextListener++;
@@ -557,6 +572,7 @@ export function createWorkerApi(
       read: (id, yieldMs) => current().terminal(id).read(yieldMs),
       resize: (id, cols, rows) => current().terminal(id).resize(cols, rows),
       kill: (id) => current().closeTerminal(id),
+      channel: async (id) => current().terminalChannel(id),
     }),
 
     workspaces: proxy({

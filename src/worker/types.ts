@@ -113,7 +113,8 @@ export interface BootResult {
 /** What the watchdog on the main thread needs to know about the call in flight. */
 export type WatchNotice =
   /** `call`: what to record if the watchdog cuts it off (calls the agent or a replay made in the worker). */
-  | { requestId: string; state: "running"; deadlineMs: number; call?: InterruptedCall }
+  /** `job`: the stop-board job the call runs as (CALLS_CHANNEL), once its tool has started. */
+  | { requestId: string; state: "running"; deadlineMs: number; call?: InterruptedCall; job?: number }
   | { requestId: string; state: "waiting" }
   | { requestId: string; state: "done" };
 

@@ -5,6 +5,7 @@ import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, CallInfo, Profile } from "../core/profile.ts";
 import { type ApprovalDecision, type ApprovalRequest, type CallOutcome, Runtime } from "../core/runtime.ts";
 import { deserializeWorkspace, diffSnapshots, type SerializedWorkspace } from "../sandbox/snapshot.ts";
+import { StopBoard } from "../sandbox/stop-signal.ts";
 import type { PtyRead, PtySession, Sandbox, SnapshotEntry } from "../sandbox/types.ts";
 import type { SymbolStore } from "../tools/project/symbols.ts";
 import type { WorkspaceMeta, WorkspaceStore } from "./store.ts";
@@ -38,6 +39,8 @@ export interface SessionOptions {
   interrupted?: InterruptedCall;
   /** Where symbols_index keeps its parses across reloads. */
   symbols?: SymbolStore;
+  /** Shared memory the page stops calls and terminal commands through; a private board when absent. */
+  stops?: StopBoard;
 }
 
 const MAX_EDITOR_BYTES = 8 * 1024 * 1024;
@@ -69,6 +72,9 @@ export class WorkspaceSession {
   private callsInFlight = 0;
   private syncWanted = false;
   private readonly terminals = new Map<string, Terminal>();
+  /** Where the page stops a running call (CALLS_CHANNEL) and each terminal's foreground command. */
+  readonly stops: StopBoard;
+  private readonly terminalChannels = new Map<string, number>();
   private closed = false;
 
   private constructor(
@@ -82,6 +88,7 @@ export class WorkspaceSession {
     this.sandbox = options.sandbox;
     this.store = options.store;
     this.hooks = options.hooks;
+    this.stops = options.stops ?? StopBoard.create();
     this.artifacts = artifacts;
     this.interrupted = interrupted;
     for (const entry of files) this.mirror.set(entry.path, entry);
@@ -101,6 +108,16 @@ export class WorkspaceSession {
       approver: (request) => this.approve(request),
       persist: () => this.persist(),
       ...(options.symbols ? { services: { "symbols.store": options.symbols } } : {}),
+      stops: this.stops,
+      // The page learns the job a running call is stopped by (Cancel writes it into shared memory).
+      onRun: (run) =>
+        this.hooks.onWatch({
+          requestId: run.requestId,
+          state: "running",
+          deadlineMs: run.deadlineMs,
+          job: run.job,
+          ...(this.currentCall ? { call: { ...this.currentCall, deadlineMs: run.deadlineMs } } : {}),
+        }),
     });
     this.runtime.guards.push(({ tool, params }) => {
       const deadlineMs = typeof tool.deadlineMs === "function" ? tool.deadlineMs(params) : tool.deadlineMs;
@@ -235,10 +252,30 @@ export class WorkspaceSession {
   }
 
   async openTerminal(options: TerminalOptions, onOutput?: (chunk: string) => void): Promise<string> {
-    const session = await this.sandbox.pty("bash", { cols: options.cols, rows: options.rows, prompt: "$ " });
+    // A channel of its own: the page's Ctrl-C stops the terminal's command through shared memory,
+    // even a busy loop that keeps this thread from reading the keystroke.
+    const channel = this.stops.openChannel();
+    const session = await this.sandbox.pty("bash", {
+      cols: options.cols,
+      rows: options.rows,
+      prompt: "$ ",
+      ...(channel !== undefined ? { stops: { board: this.stops, channel } } : {}),
+    });
     const terminal = new Terminal(session, onOutput, () => this.requestSync());
     this.terminals.set(session.id, terminal);
+    if (channel !== undefined) this.terminalChannels.set(session.id, channel);
     return session.id;
+  }
+
+  /** The stop channel of a terminal's foreground command (null: none, Ctrl-C goes by message only). */
+  terminalChannel(id: string): number | null {
+    this.terminal(id);
+    return this.terminalChannels.get(id) ?? null;
+  }
+
+  /** Stops a call: queued or waiting for approval, it never runs; running, its signal is aborted. */
+  cancel(requestId: string): boolean {
+    return this.runtime.cancel(requestId);
   }
 
   terminal(id: string): Terminal {
@@ -250,6 +287,9 @@ export class WorkspaceSession {
   async closeTerminal(id: string): Promise<void> {
     await this.terminals.get(id)?.kill();
     this.terminals.delete(id);
+    const channel = this.terminalChannels.get(id);
+    if (channel !== undefined) this.stops.closeChannel(channel);
+    this.terminalChannels.delete(id);
   }
 
   /** Stops terminals and writes what is still pending; the sandbox stays with the caller. */

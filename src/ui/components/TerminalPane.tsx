@@ -46,7 +46,10 @@ export function TerminalPane() {
         return;
       }
       setStatus("");
+      // Ctrl-C goes through shared memory first: a busy command keeps the worker from reading the keystroke.
+      const channel = await api.terminal.channel(id).catch(() => null);
       const input = terminal.onData((data) => {
+        if (channel !== null && data.includes("\u0003")) model.host.interruptTerminal(channel);
         void api.terminal.write(id, data).catch((error: unknown) => {
           terminal.write(`\r\n[${message(error)}]\r\n`);
         });

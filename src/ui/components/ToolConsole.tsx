@@ -28,7 +28,7 @@ export function ToolConsole() {
   const [values, setValues] = useState<Record<string, FieldValue>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [requestId, setRequestId] = useState("");
-  const [running, setRunning] = useState<{ since: number } | null>(null);
+  const [running, setRunning] = useState<{ since: number; requestId: string } | null>(null);
   const [outcome, setOutcome] = useState<CallOutcome | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const [, tick] = useState(0);
@@ -79,15 +79,12 @@ export function ToolConsole() {
     }
     setErrors({});
     setFailure(null);
-    setRunning({ since: performance.now() });
-    // A request id names one call: the next run gets a fresh one unless the person types another.
+    // A request id names one call (and what Cancel stops): the next run gets a fresh one unless the person types another.
+    const id = requestId.trim() || model.newRequestId();
+    setRunning({ since: performance.now(), requestId: id });
     setRequestId("");
     try {
-      const result = await model.run(profile, {
-        tool: tool.name,
-        params: built.params,
-        ...(requestId.trim() ? { request_id: requestId.trim() } : {}),
-      });
+      const result = await model.run(profile, { tool: tool.name, params: built.params, request_id: id });
       setOutcome(result);
     } catch (error) {
       setOutcome(null);
@@ -202,6 +199,16 @@ export function ToolConsole() {
           >
             {running ? `Running… ${((performance.now() - running.since) / 1000).toFixed(1)} s` : "Run"}
           </button>
+          {running && (
+            <button
+              type="button"
+              onClick={() => model.cancel(running.requestId)}
+              data-testid="console-cancel"
+              title="Stop this call now; what it printed so far is kept"
+            >
+              Cancel
+            </button>
+          )}
           <span className="hint">
             <kbd>Ctrl</kbd>+<kbd>Enter</kbd>
           </span>
