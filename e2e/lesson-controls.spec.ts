@@ -92,6 +92,14 @@ test.describe("lesson controls and checks", () => {
     await expect(field(drafts.nth(2), "At least (times)")).toHaveValue("2");
 
     await dialog.getByLabel("At most this many calls", { exact: true }).fill("3");
+    // A check on a tool the learner may not use could never pass: it is refused, saying why.
+    const allowRun = dialog
+      .getByRole("group", { name: "Tools the learner may use" })
+      .getByRole("checkbox", { name: "run", exact: true });
+    await allowRun.uncheck();
+    await dialog.getByRole("button", { name: "Open it" }).click();
+    await expect(dialog.getByRole("alert")).toContainText("names run, which the learner may not use");
+    await allowRun.check();
     // The form is as accessible as the rest of the page (axe-core: no serious or critical WCAG A/AA issue).
     const axe = await new AxeBuilder({ page })
       .include("form.dialog")

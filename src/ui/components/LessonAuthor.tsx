@@ -79,7 +79,7 @@ export function LessonAuthor() {
         ...(list(commands).length > 0 ? { allowedCommands: list(commands) } : {}),
         ...(maxCalls.trim() ? { maxCalls: Number(maxCalls) } : {}),
       };
-      const checks = checksFromDrafts(checksView === "form" ? drafts : draftsFromJson(checksJson));
+      const checks = checksFromDrafts(checksView === "form" ? drafts : draftsFromJson(checksJson), chosen);
       const lesson = checkLesson({
         format: "toolroom-lesson",
         version: 1,

@@ -70,6 +70,17 @@ describe("the lesson author's checks form", () => {
     ).toThrow(/Tools is needed/u);
   });
 
+  it("refuses a check naming a tool the learner may not use: it could never pass", () => {
+    const drafts = [
+      draft({ title: "Ran", kind: "tool_used", values: { tool: "run" } }),
+      draft({ title: "Patched", kind: "changed_with", values: { path: "a.js", tools: "apply_patch, edit" } }),
+    ];
+    expect(() => checksFromDrafts(drafts, ["run", "apply_patch"])).toThrow(
+      /Check 2 \(“Patched”\) names edit, which the learner may not use/u,
+    );
+    expect(() => checksFromDrafts(drafts, ["run", "apply_patch", "edit"])).not.toThrow();
+  });
+
   it("keeps an empty whole text for file_equals, and text typed over several lines as typed", () => {
     expect(
       checksFromDrafts([

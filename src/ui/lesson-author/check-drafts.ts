@@ -126,8 +126,11 @@ function uniqueId(wanted: string, taken: Set<string>): string {
   return id;
 }
 
-/** The form's checks as the lesson's checks; the error names the check and the field to fix. */
-export function checksFromDrafts(drafts: readonly CheckDraft[]): LessonCheck[] {
+/**
+ * The form's checks as the lesson's checks; the error names the check and the field to fix. With
+ * `allowed`, a check naming a tool the learner may not use (one that could never pass) is refused.
+ */
+export function checksFromDrafts(drafts: readonly CheckDraft[], allowed?: readonly string[]): LessonCheck[] {
   if (drafts.length === 0) throw new Error("Add at least one check: it is how the lesson knows it is done.");
   const taken = new Set(drafts.map((draft) => draft.id).filter(Boolean));
   return drafts.map((draft, index) => {
@@ -150,6 +153,14 @@ export function checksFromDrafts(drafts: readonly CheckDraft[]): LessonCheck[] {
       }
       check[field.name] = typedValue(field, typed, name);
     }
+    const named = [check.tool, ...((check.tools as string[] | undefined) ?? [])].filter(
+      (tool): tool is string => typeof tool === "string",
+    );
+    const missing = allowed && named.find((tool) => !allowed.includes(tool));
+    if (missing)
+      throw new Error(
+        `${name} names ${missing}, which the learner may not use: tick it under “Tools the learner may use”, or pick another.`,
+      );
     const { min, max } = check as { min?: number; max?: number };
     if (min !== undefined && max !== undefined && min > max)
       throw new Error(`${name}: at least ${min} is more than at most ${max}.`);
