@@ -3,10 +3,11 @@
  * and structured hunks are planned against a PatchSource (checked, never written), then committed
  * all or nothing through the Sandbox.
  */
-export { type AppliedPatch, applyPatchInWorkspace } from "./apply-in-workspace.ts";
-export { commitPatch } from "./commit.ts";
-export { planPatch } from "./plan.ts";
-export { sourceFromContext, sourceFromSandbox } from "./source.ts";
+import type { ToolContext } from "../../core/profile.ts";
+import type { AppliedPatch } from "./apply-in-workspace.ts";
+import type { PatchRequest } from "./types.ts";
+
+export type { AppliedPatch } from "./apply-in-workspace.ts";
 export type {
   HunkMatch,
   HunkOutcome,
@@ -19,3 +20,11 @@ export type {
   StructuredHunk,
   TextPatchFormat,
 } from "./types.ts";
+
+/** Applies a patch in the workspace; the engine loads on the first patch, so a worker boots without it. */
+export async function applyPatchInWorkspace(
+  context: ToolContext,
+  request: PatchRequest,
+): Promise<AppliedPatch> {
+  return (await import("./apply-in-workspace.ts")).applyPatchInWorkspace(context, request);
+}

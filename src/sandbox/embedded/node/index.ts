@@ -1,10 +1,12 @@
-import type { CustomCommand } from "just-bash";
-import { createNodeCommand, type NodeRuntimeOptions } from "./node-command.ts";
+import { type CustomCommand, defineCommand } from "just-bash";
+import { withLiveRunner } from "../tty.ts";
+import type { NodeRuntimeOptions } from "./node-command.ts";
 import { createNpmCommand, createNpxCommand } from "./npm-command.ts";
 
 export type { NodeRuntimeOptions } from "./node-command.ts";
-export { DEFAULT_MEMORY_LIMIT_BYTES, DEFAULT_TIMEOUT_MS } from "./node-command.ts";
-export { EMBEDDED_NODE_VERSION } from "./vm.ts";
+
+/** node's engine (QuickJS) and its core modules, loaded on the first `node`: a worker boots without them. */
+const loadNode = () => import("./node-command.ts");
 
 /**
  * The embedded sandbox's `node`, `npm` and `npx`, as just-bash custom commands.
@@ -17,5 +19,9 @@ export { EMBEDDED_NODE_VERSION } from "./vm.ts";
  * `npm` runs package.json scripts through the shell; it cannot install. `npx` runs local bins only.
  */
 export function createNodeCommands(options: NodeRuntimeOptions = {}): CustomCommand[] {
-  return [createNodeCommand(options), createNpmCommand(), createNpxCommand()];
+  const node = withLiveRunner(
+    defineCommand("node", async (args, ctx) => (await loadNode()).runNode(args, { ctx, options })),
+    async (args, ctx, live) => (await loadNode()).runNode(args, { ctx, options, live }),
+  );
+  return [node, createNpmCommand(), createNpxCommand()];
 }

@@ -1,8 +1,9 @@
 import { Bash, InMemoryFs } from "just-bash";
 import { describe, expect, it } from "vitest";
 import { EmbeddedSandbox } from "../embedded-sandbox.ts";
-import { createNodeCommands, EMBEDDED_NODE_VERSION } from "./index.ts";
+import { createNodeCommands } from "./index.ts";
 import { parseNodeArgs } from "./node-command.ts";
+import { EMBEDDED_NODE_VERSION } from "./vm.ts";
 
 async function shell(files: Record<string, string> = {}, cwd = "/p") {
   const fs = new InMemoryFs();

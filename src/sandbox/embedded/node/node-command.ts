@@ -1,5 +1,5 @@
-import { type Command, defineCommand, type ExecResult, type ResolvedCommandContext } from "just-bash";
-import { type LiveIo, withLiveRunner } from "../tty.ts";
+import type { ExecResult, ResolvedCommandContext } from "just-bash";
+import type { LiveIo } from "../tty.ts";
 import { SyncFs } from "./sync-fs.ts";
 import { findTestFiles } from "./test-files.ts";
 import {
@@ -345,12 +345,4 @@ async function runTests(
   }
   stdout += `# duration_ms ${Number((performance.now() - started).toFixed(6))}\n`;
   return { stdout, stderr, exitCode: totals.fail + totals.cancelled > 0 ? 1 : 0 };
-}
-
-/** The `node` command for just-bash. */
-export function createNodeCommand(options: NodeRuntimeOptions = {}): Command {
-  return withLiveRunner(
-    defineCommand("node", (args, ctx) => runNode(args, { ctx, options })),
-    (args, ctx, live) => runNode(args, { ctx, options, live }),
-  );
 }
