@@ -78,4 +78,19 @@ describe.runIf(existsSync("/proc/self/status"))("a call's memory, measured on th
     // The CLI itself (~200 MB) + jq's worker: its 512 MB heap and what V8 keeps beside it.
     expect(peak).toBeLessThan(1000 * MB);
   }, 240_000);
+
+  it("python3 printing without end is stopped at 64 MB of output, piped or not (it crashed the CLI at 2 GB)", async () => {
+    const flood = "import sys\nwhile True:\n  try: sys.stdout.write('x' * 100000)\n  except OSError: pass\n";
+    const { answers, peak } = await measured([
+      run(`printf "${flood}" > flood.py && python3 flood.py | wc -c`),
+      run("python3 flood.py > /dev/null; echo $?"),
+      run(`node -e "for (let i = 0; i < 300; i++) process.stdout.write('x'.repeat(100000))" | wc -c`),
+    ]);
+    expect(answers[0]!.data.stdout.trim()).toBe(String(671 * 100000));
+    expect(answers[0]!.data.stderr).toContain("python3: stopped: the program printed more than 64 MB");
+    expect(answers[1]!.data.stdout).toBe("1\n");
+    // A command's long output piped on (it cost 1.2 GB for 30 MB, encoded a character at a time).
+    expect(answers[2]!.data.stdout.trim()).toBe("30000000");
+    expect(peak).toBeLessThan(1000 * MB);
+  }, 300_000);
 });

@@ -1,4 +1,4 @@
-import type { Command, CustomCommand, ResolvedCommandContext } from "just-bash";
+import type { Command, CustomCommand, ExecResult, ResolvedCommandContext } from "just-bash";
 import { deadlineSignal } from "../stop-signal.ts";
 
 /**
@@ -25,11 +25,28 @@ function wrap(command: CustomCommand, stop: AbortSignal): CustomCommand {
     async execute(args: string[], ctx: ResolvedCommandContext) {
       const handle = deadlineSignal({ parents: [ctx.signal, stop] });
       try {
-        return await command.execute(args, Object.create(ctx, { signal: { value: handle.signal } }));
+        return asBytes(await command.execute(args, Object.create(ctx, { signal: { value: handle.signal } })));
       } finally {
         handle.dispose();
       }
     },
   };
   return wrapped;
+}
+
+/** Text output longer than this is handed on as bytes (see asBytes). */
+const BYTES_ABOVE = 1024 * 1024;
+
+/**
+ * A long text result as the bytes a pipe carries. just-bash encodes a command's text output to UTF-8
+ * a character at a time when it is piped or redirected: 30 MB took 3.8 s and 1 GB of memory (a
+ * `node … | wc -c` grew the CLI past 1.3 GB); encoded here it takes a fraction of that.
+ */
+function asBytes(result: ExecResult): ExecResult {
+  if (result.stdoutKind === "bytes" || result.stdout.length < BYTES_ABOVE) return result;
+  const utf8 = new TextEncoder().encode(result.stdout);
+  const parts: string[] = [];
+  for (let at = 0; at < utf8.length; at += 8192)
+    parts.push(String.fromCharCode.apply(null, utf8.subarray(at, at + 8192) as unknown as number[]));
+  return { ...result, stdout: parts.join(""), stdoutKind: "bytes" };
 }

@@ -5,6 +5,7 @@ import {
   type IFileSystem,
   type ResolvedCommandContext,
 } from "just-bash";
+import { deadlineSignal } from "../../stop-signal.ts";
 import { isReserved } from "./engine.ts";
 import type { TreeChange, TreeEntry } from "./protocol.ts";
 import { type PythonRunner, type RunOutcome, STOP_GRACE_MS } from "./runner.ts";
@@ -19,6 +20,8 @@ export interface PythonCommandOptions {
 
 export const DEFAULT_MEMORY_LIMIT_BYTES = 256 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 10 * 60_000;
+/** Output a program may print (stdout and stderr together) before it is stopped, as the embedded node's. */
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 /** How much sooner than the shell's deadline a program is interrupted: the grace before termination and some. */
 const STOP_MARGIN_MS = STOP_GRACE_MS + 500;
 /** Folders of the shell's filesystem that are devices or kernel views, not files to copy in. */
@@ -119,6 +122,22 @@ async function runPython(
   const tree = gathered ?? (await readTree(ctx.fs));
   const stdout = new Utf8Collector();
   const stderr = new Utf8Collector();
+  // A runaway printer would fill the host's memory before its deadline (it crashed the CLI at 2 GB).
+  const maxOutput = Math.min(MAX_OUTPUT_BYTES, ctx.limits?.maxOutputSize ?? MAX_OUTPUT_BYTES);
+  let printed = 0;
+  let overflowed = false;
+  const overflow = new AbortController();
+  const stop = deadlineSignal({ parents: [ctx.signal, overflow.signal] });
+  const output = (fd: 1 | 2, data: Uint8Array) => {
+    if (overflowed) return;
+    printed += data.length;
+    if (printed > maxOutput) {
+      overflowed = true;
+      overflow.abort();
+      return;
+    }
+    (fd === 1 ? stdout : stderr).push(data);
+  };
   let outcome: RunOutcome;
   try {
     outcome = await python.run(
@@ -131,11 +150,9 @@ async function runPython(
         sitePaths: sitePathsFor(tree, ctx.cwd),
         deadline: Date.now() + budgetMs,
         memoryLimitBytes,
+        maxOutputBytes: maxOutput,
       },
-      {
-        output: (fd, data) => (fd === 1 ? stdout : stderr).push(data),
-        signal: ctx.signal,
-      },
+      { output, signal: stop.signal },
     );
   } catch (error) {
     return {
@@ -143,6 +160,8 @@ async function runPython(
       stderr: `python3: the embedded Python could not start: ${(error as Error).message}\n`,
       exitCode: 1,
     };
+  } finally {
+    stop.dispose();
   }
   await applyChanges(ctx.fs, outcome.changes);
   let err = stderr.text();
@@ -150,6 +169,9 @@ async function runPython(
   if (outcome.stopped === "deadline") {
     exitCode = 124;
     err += `python3: stopped after ${budgetMs} ms: the program ran past the sandbox's time limit for a command (an endless loop, or a wait that never ends).${outcome.killed ? " It did not stop at its KeyboardInterrupt, so it was terminated and its file changes were dropped." : ""}\n`;
+  } else if (overflowed || outcome.outputLimited) {
+    exitCode = 1;
+    err += `python3: stopped: the program printed more than ${Math.round(maxOutput / 1048576)} MB, more output than the shell keeps for a command.\n`;
   } else if (outcome.stopped === "interrupt") {
     exitCode = 130;
     if (outcome.killed) err += "python3: stopped: the command was cancelled (the program was terminated).\n";

@@ -155,7 +155,7 @@ export class PythonEngine {
     const baseline = new Map<string, TreeEntry>();
     populate(fs, request.tree, baseline);
     recordDefaults(fs, baseline);
-    connectStdio(fs, hooks, request.stdin);
+    const stdio = connectStdio(fs, hooks, request.stdin, request.maxOutputBytes ?? Number.POSITIVE_INFINITY);
     try {
       fs.chdir(request.cwd);
     } catch {
@@ -205,6 +205,7 @@ export class PythonEngine {
       changes,
       ...(stopped ? { stopped } : {}),
       ...(memoryExhausted ? { memoryExhausted } : {}),
+      ...(stdio.outputLimited() ? { outputLimited: true } : {}),
       ...(crash ? { crash } : {}),
     };
   }
@@ -259,8 +260,14 @@ export class PythonEngine {
 }
 
 /** Replaces fds 0, 1 and 2 with pipes (not terminals): stdin from the request, output to the host. */
-function connectStdio(fs: EmFs, hooks: RunHooks, stdin: Uint8Array): void {
+function connectStdio(
+  fs: EmFs,
+  hooks: RunHooks,
+  stdin: Uint8Array,
+  maxOutputBytes: number,
+): { outputLimited(): boolean } {
   let stdinOffset = 0;
+  let written = 0;
   const device = (minor: number, ops: DeviceOps) => {
     const dev = fs.makedev(64, minor);
     fs.registerDevice(dev, ops);
@@ -276,6 +283,14 @@ function connectStdio(fs: EmFs, hooks: RunHooks, stdin: Uint8Array): void {
   });
   const writer = (fd: 1 | 2): DeviceOps => ({
     write(_stream, buffer, offset, length) {
+      // Past the cap the write fails where it is made, so a runaway printer floods no messages; the
+      // first refused chunk still goes, which tells the host to stop a program that goes on anyway.
+      const over = written > maxOutputBytes;
+      written += length;
+      if (written > maxOutputBytes) {
+        if (!over) hooks.output(fd, buffer.slice(offset, offset + length));
+        throw Object.assign(new Error("output limit"), { name: "ErrnoError", errno: EFBIG });
+      }
       hooks.output(fd, buffer.slice(offset, offset + length));
       return length;
     },
@@ -294,7 +309,11 @@ function connectStdio(fs: EmFs, hooks: RunHooks, stdin: Uint8Array): void {
   fs.open("/dev/toolroom/stdin", "r");
   fs.open("/dev/toolroom/stdout", "w");
   fs.open("/dev/toolroom/stderr", "w");
+  return { outputLimited: () => written > maxOutputBytes };
 }
+
+/** Emscripten's (WASI's) errno for "File too large", what a write past a size limit gets. */
+const EFBIG = 22;
 
 const encoder = new TextEncoder();
 function encode(text: string): Uint8Array {

@@ -56,6 +56,8 @@ export interface RunRequest {
   /** Epoch milliseconds past which the program gets a KeyboardInterrupt (the shell's deadline). */
   deadline: number;
   memoryLimitBytes: number;
+  /** Output (stdout and stderr together) past which a write fails (EFBIG) and is not sent. */
+  maxOutputBytes?: number;
 }
 
 export type ToWorker = InitMessage | PackagesMessage | RunRequest;
@@ -76,6 +78,8 @@ export interface DoneMessage {
   stopped?: "deadline" | "interrupt";
   /** The heap cap was hit at least once (a MemoryError was raised). */
   memoryExhausted?: boolean;
+  /** A write past the request's maxOutputBytes was refused. */
+  outputLimited?: boolean;
   /** The interpreter itself failed (not the program): the message says how. */
   crash?: string;
 }

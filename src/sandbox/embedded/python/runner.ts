@@ -27,6 +27,8 @@ export interface RunOutcome {
   stopped?: "deadline" | "interrupt";
   killed?: boolean;
   memoryExhausted?: boolean;
+  /** The program printed past the output cap; what it printed after was refused. */
+  outputLimited?: boolean;
   crash?: string;
 }
 
