@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { normalizeCall } from "../core/calls.ts";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
+import { registerNodeAssets } from "../host/node-assets.ts";
 import { startTestHttpServer, type TestHttpServer } from "../test-support/http-server.ts";
 import { sandboxed } from "./sandboxed.ts";
 
@@ -17,6 +18,7 @@ const KB32 = 32 * 1024;
 
 let server: TestHttpServer;
 beforeAll(async () => {
+  registerNodeAssets();
   server = await startTestHttpServer();
 });
 afterAll(async () => {

@@ -1,5 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createToolContext } from "../core/tool-context.ts";
+import { registerNodeAssets } from "../host/node-assets.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
 import {
   checkAwkScript,
@@ -20,6 +21,9 @@ const exists = async (sandbox: EmbeddedSandbox, path: string) =>
     () => true,
     () => false,
   );
+
+// jq runs in a worker_thread the host registers.
+beforeAll(() => registerNodeAssets());
 
 describe("runTextFilter", () => {
   it("runs jq on the input, and on null input when there is none", async () => {
@@ -116,12 +120,17 @@ describe("runTextFilter", () => {
     ).rejects.toMatchObject({
       code: "limit_exceeded",
     });
-    await expect(
-      runTextFilter(context, { filter: "jq", program: "repeat(1)", input: null }),
-    ).rejects.toMatchObject({
-      code: "limit_exceeded",
-    });
     expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it("stops a jq filter that never ends at its deadline (jq runs in a worker that is terminated)", async () => {
+    const { context } = await setup();
+    await expect(
+      runTextFilter(context, { filter: "jq", program: "last(range(1e15))", input: null, timeoutMs: 1500 }),
+    ).rejects.toMatchObject({ code: "timeout", message: "jq did not finish within 1.5 s." });
+    expect((await runTextFilter(context, { filter: "jq", program: "1 + 1", input: null })).output).toBe(
+      "2\n",
+    );
   });
 
   it("reports a filter the sandbox stopped at its deadline as a timeout", async () => {
@@ -131,10 +140,10 @@ describe("runTextFilter", () => {
     });
     const context = createToolContext(stopped);
     await expect(
-      runTextFilter(context, { filter: "jq", program: ".", input: "1", timeoutMs: 2000 }),
+      runTextFilter(context, { filter: "awk", program: "{ print }", input: "1", timeoutMs: 2000 }),
     ).rejects.toMatchObject({
       code: "timeout",
-      message: "jq did not finish within 2 s.",
+      message: "awk did not finish within 2 s.",
     });
   });
 

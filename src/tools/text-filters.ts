@@ -3,6 +3,8 @@ import type { ToolContext } from "../core/profile.ts";
 import { truncateHeadBytes, utf8Length } from "../core/truncate.ts";
 import { type StopCheck, Stopped } from "../sandbox/embedded/commands/command-io.ts";
 import { grepLines } from "../sandbox/embedded/commands/grep/grep.ts";
+import { describeJqEnd, runJq } from "../sandbox/embedded/commands/jq/jq.ts";
+import { JQ_MEMORY_LIMIT_BYTES } from "../sandbox/embedded/commands/jq/runner.ts";
 import { RegexSyntaxError } from "../sandbox/embedded/commands/regex/posix-regex.ts";
 import { runSedScript } from "../sandbox/embedded/commands/sed/sed.ts";
 import {
@@ -49,12 +51,11 @@ export const FILTER_LOOP_LIMIT = 100_000;
 function commandLine(run: TextFilterRun): string {
   const program = `"$${PROGRAM_VARIABLE}"`;
   switch (run.filter) {
-    case "jq":
-      return run.input === null ? `jq -n ${program}` : `jq ${program}`;
     case "awk":
       return `awk ${program}`;
     case "grep":
     case "sed":
+    case "jq":
       throw new Error(`${run.filter} runs in this thread, not in the shell`);
   }
 }
@@ -65,13 +66,14 @@ function commandLine(run: TextFilterRun): string {
  */
 export async function runTextFilter(context: ToolContext, run: TextFilterRun): Promise<TextFilterResult> {
   if (run.filter === "grep") return inProcess(context, run, (stop) => grepFilter(run, stop));
+  if (run.filter === "jq") return jqFilter(context, run);
   if (run.filter === "sed") {
     const script = checkSedExpression(run.program);
     return inProcess(context, run, (stop) => sedFilter(run, script, stop));
   }
   if (run.filter === "awk") checkAwkScript(run.program);
-  // jq and awk take no "--": a leading space keeps a program such as "-1" from reading as an option.
-  const program = run.filter === "jq" || run.filter === "awk" ? ` ${run.program}` : run.program;
+  // awk takes no "--": a leading space keeps a program such as "-1" from reading as an option.
+  const program = run.filter === "awk" ? ` ${run.program}` : run.program;
   const result = await context.sandbox.exec(commandLine(run), {
     env: { [PROGRAM_VARIABLE]: program },
     stdin: run.input ?? "",
@@ -115,7 +117,7 @@ export async function runTextFilter(context: ToolContext, run: TextFilterRun): P
     const size = utf8Length(result.stdout);
     throw new ToolFailure(
       "limit_exceeded",
-      `${run.filter} produced ${size} bytes, over the ${formatBytes(run.maxOutputBytes)} output limit (${run.maxOutputName ?? "max_output_size"}). Narrow the ${run.filter === "jq" ? "filter" : "program"}.`,
+      `${run.filter} produced ${size} bytes, over the ${formatBytes(run.maxOutputBytes)} output limit (${run.maxOutputName ?? "max_output_size"}). Narrow the program.`,
       { limit: run.maxOutputName ?? "max_output_size", limit_bytes: run.maxOutputBytes, size_bytes: size },
     );
   }
@@ -173,6 +175,63 @@ async function inProcess(
     );
   }
   return result;
+}
+
+/**
+ * The real jq (WebAssembly, in its own worker: the shell's jq too) on the input as stdin, or on
+ * null input (jq -n) without one. Output past the limit stops jq at once rather than after it.
+ */
+async function jqFilter(context: ToolContext, run: TextFilterRun): Promise<TextFilterResult> {
+  const timeoutMs = run.timeoutMs ?? context.deadlineMs;
+  const limit = run.maxOutputBytes ?? 16 * 1024 * 1024;
+  // A leading space keeps a filter such as "-1" from reading as an option.
+  const args = run.input === null ? ["-n", ` ${run.program}`] : [` ${run.program}`];
+  const outcome = await runJq({
+    args,
+    stdin: new TextEncoder().encode(run.input ?? ""),
+    files: {},
+    cwd: "/",
+    env: {},
+    timeoutMs,
+    stopped: () => (context.signal.aborted ? "interrupt" : null),
+    maxOutputBytes: limit,
+  });
+  if (!outcome)
+    throw new ToolFailure("tool_unavailable", "jq is not available in this host.", { command: "jq" });
+  if (outcome.stopped === "interrupt") {
+    throw new ToolFailure("cancelled", "jq was cancelled and stopped.", { command: "jq" });
+  }
+  if (outcome.stopped === "deadline") {
+    throw new ToolFailure("timeout", `jq did not finish within ${timeoutMs / 1000} s.`, { command: "jq" });
+  }
+  if (outcome.outputLimited) {
+    throw new ToolFailure(
+      "limit_exceeded",
+      `jq produced more than ${limit} bytes, over the ${formatBytes(limit)} output limit (${run.maxOutputName ?? "max_output_size"}). Narrow the filter.`,
+      { limit: run.maxOutputName ?? "max_output_size", limit_bytes: limit },
+    );
+  }
+  if (outcome.outOfMemory) {
+    throw new ToolFailure(
+      "limit_exceeded",
+      `jq stopped: the filter needed more than ${formatBytes(JQ_MEMORY_LIMIT_BYTES)} of memory (max_memory).`,
+      { command: "jq", limit: "max_memory", limit_bytes: JQ_MEMORY_LIMIT_BYTES },
+    );
+  }
+  const stderr =
+    new TextDecoder().decode(outcome.stderr) +
+    describeJqEnd(outcome, {
+      maxOutputBytes: limit,
+      memoryLimitBytes: JQ_MEMORY_LIMIT_BYTES,
+    });
+  if (outcome.exitCode !== 0) {
+    throw new ToolFailure(
+      "abnormal_exit",
+      `jq failed (exit ${outcome.exitCode}): ${stderr.trim() || "no message"}`,
+      { command: "jq", exit_code: outcome.exitCode, stderr: truncateHeadBytes(stderr, 2000).text },
+    );
+  }
+  return { output: new TextDecoder().decode(outcome.stdout), exitCode: 0 };
 }
 
 /** grep as plain grep -n reads the pattern: a BRE, case-sensitive. */

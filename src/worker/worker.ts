@@ -15,14 +15,30 @@ const api = Promise.all([
   import("./api.ts"),
   import("../sandbox/embedded/python/index.ts"),
   import("../sandbox/embedded/python/browser-platform.ts"),
-]).then(([{ createWorkerApi }, { PythonRunner, setPythonRunner }, { browserPythonPlatform }]) => {
-  // python3 runs in Web Workers of its own, started (and CPython fetched) on the first run only.
-  let python: InstanceType<typeof PythonRunner> | null = null;
-  setPythonRunner(() => {
-    python ??= new PythonRunner(browserPythonPlatform());
-    return python;
-  });
-  performance.mark("toolroom:runtime-loaded");
-  return createWorkerApi({ eager: true, store });
-});
+  import("../sandbox/embedded/commands/jq/index.ts"),
+  import("../sandbox/embedded/commands/jq/browser-platform.ts"),
+]).then(
+  ([
+    { createWorkerApi },
+    { PythonRunner, setPythonRunner },
+    { browserPythonPlatform },
+    jq,
+    { browserJqPlatform },
+  ]) => {
+    // python3 runs in Web Workers of its own, started (and CPython fetched) on the first run only.
+    let python: InstanceType<typeof PythonRunner> | null = null;
+    setPythonRunner(() => {
+      python ??= new PythonRunner(browserPythonPlatform());
+      return python;
+    });
+    // jq runs in a Web Worker of its own (so a runaway filter can be stopped), started on first use.
+    let jqRunner: InstanceType<typeof jq.JqRunner> | null = null;
+    jq.setJqRunner(() => {
+      jqRunner ??= new jq.JqRunner(browserJqPlatform(), jq.parseJqLoader);
+      return jqRunner;
+    });
+    performance.mark("toolroom:runtime-loaded");
+    return createWorkerApi({ eager: true, store });
+  },
+);
 expose(whenLoaded<WorkerApi>(api));
