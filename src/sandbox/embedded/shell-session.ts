@@ -52,7 +52,7 @@ const SENTINEL = "__TOOLROOM_SHELL_ALIVE";
 /** Output not yet read is kept up to this many characters: the first half and the latest half. */
 const PENDING_OUTPUT_CHARS = 1024 * 1024;
 /** A process waiting for input is taken as settled once it has printed nothing for this long. */
-const SETTLE_MS = 15;
+const SETTLE_MS = 3;
 
 /**
  * A live process on an emulated terminal in the embedded sandbox. What is written is typed:

@@ -1,0 +1,182 @@
+/**
+ * Live processes: how long a write to a running command takes to come back (write_stdin's round
+ * trip), and how long a busy loop takes to stop once asked (Ctrl-C, Cancel). The references are the
+ * same work with native processes (a real `cat` over pipes, a real bash loop sent SIGINT), measured
+ * in the same run. Run alone with `npx tsx bench/live.ts`.
+ */
+import { spawn } from "node:child_process";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import { createEmbeddedRuntime } from "../src/host/create-runtime.ts";
+import { EmbeddedSandbox } from "../src/sandbox/embedded/embedded-sandbox.ts";
+import { CALLS_CHANNEL, STOP_CELL_LAYOUT, StopBoard } from "../src/sandbox/stop-signal.ts";
+import type { BenchRow } from "./types.ts";
+
+const ROUND_TRIPS = 41;
+const STOPS = 7;
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+export async function benchLive(): Promise<BenchRow[]> {
+  const native = await nativeRoundTrip();
+
+  // The sandbox's own session: write a line to `cat`, read until it is printed back.
+  const sandbox = await EmbeddedSandbox.create();
+  const cat = await sandbox.pty("cat");
+  const session: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const started = performance.now();
+    await cat.write(`line ${i}\n`);
+    let output = "";
+    while (!output.endsWith(`line ${i}\nline ${i}\n`)) output += (await cat.read({ yieldMs: 1000 })).output;
+    session.push(performance.now() - started);
+  }
+  await cat.kill();
+
+  // The whole tool call: toolrouter's write_stdin through the runtime (validation, approval, log).
+  const runtime = await createEmbeddedRuntime({ files: {}, approver: async () => "allow" });
+  await runtime.call("toolrouter", {
+    tool: "exec_command",
+    params: { session_id: "c", cmd: "cat", workdir: null },
+  });
+  const tool: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const started = performance.now();
+    const answer = (await runtime.call("toolrouter", {
+      tool: "write_stdin",
+      params: { session_id: "c", chars: `line ${i}\n` },
+    })) as { output: string };
+    if (answer.output !== `line ${i}\nline ${i}\n`) throw new Error(`write_stdin answered ${answer.output}`);
+    tool.push(performance.now() - started);
+  }
+  await runtime.dispose();
+
+  const nativeStop = await nativeInterrupt();
+  const busyExec: number[] = [];
+  for (let i = 0; i < STOPS; i++) busyExec.push(await execInterrupt(sandbox));
+  const busyNode: number[] = [];
+  const withNode = await EmbeddedSandbox.create({
+    commands: (await import("../src/sandbox/embedded/node/index.ts")).createNodeCommands(),
+  });
+  for (let i = 0; i < STOPS; i++) busyNode.push(await execInterrupt(withNode, 'node -e "for (;;) {}"'));
+  const ctrlC: number[] = [];
+  for (let i = 0; i < STOPS; i++) ctrlC.push(await sessionCtrlC(sandbox));
+
+  const nativeTrip = { name: "native cat over pipes", ms: native };
+  const nativeInt = { name: "native bash loop, SIGINT → exit", ms: nativeStop };
+  return [
+    {
+      name: "write_stdin round trip: session write → echo back (median)",
+      ms: median(session),
+      reference: nativeTrip,
+    },
+    { name: "write_stdin round trip: toolrouter call (median)", ms: median(tool), reference: nativeTrip },
+    {
+      name: "interrupt a busy bash loop from another thread (stop → exit)",
+      ms: median(busyExec),
+      reference: nativeInt,
+    },
+    {
+      name: "interrupt a busy node loop from another thread (stop → exit)",
+      ms: median(busyNode),
+      reference: nativeInt,
+    },
+    {
+      name: "Ctrl-C a busy loop in a session (write → prompt back)",
+      ms: median(ctrlC),
+      reference: nativeInt,
+    },
+  ];
+}
+
+/** Median time for a line written to a real `cat` to come back on its stdout. */
+async function nativeRoundTrip(): Promise<number> {
+  const child = spawn("cat", [], { stdio: ["pipe", "pipe", "inherit"] });
+  const times: number[] = [];
+  let pending: ((text: string) => void) | undefined;
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (text: string) => pending?.(text));
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      let seen = "";
+      pending = (text) => {
+        seen += text;
+        if (seen.endsWith(`line ${i}\n`)) resolve();
+      };
+      child.stdin.write(`line ${i}\n`);
+    });
+    times.push(performance.now() - started);
+  }
+  child.stdin.end();
+  return median(times);
+}
+
+/** Median time from SIGINT to the exit of a real bash busy loop. */
+async function nativeInterrupt(): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < STOPS; i++) {
+    const child = spawn("bash", ["-c", "while true; do :; done"], { stdio: "ignore" });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    child.kill("SIGINT");
+    await exited;
+    times.push(performance.now() - started);
+  }
+  return median(times);
+}
+
+/**
+ * Runs a busy command as a call's job and stops it from another thread after 200 ms; returns the
+ * time from the stop (as that thread wrote it) to the command's return.
+ */
+async function execInterrupt(sandbox: EmbeddedSandbox, command = "while true; do :; done"): Promise<number> {
+  const board = StopBoard.create();
+  const job = board.nextJob(CALLS_CHANNEL);
+  board.begin(CALLS_CHANNEL, job);
+  const stop = board.signal(CALLS_CHANNEL, job);
+  const stoppedAt = new Float64Array(new SharedArrayBuffer(8));
+  const worker = new Worker(
+    `const { workerData } = require("node:worker_threads");
+     const { buffer, index, job, stamp } = workerData;
+     const cells = new Int32Array(buffer);
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+     new Float64Array(stamp)[0] = performance.timeOrigin + performance.now();
+     Atomics.store(cells, index, job);
+     Atomics.notify(cells, index);`,
+    {
+      eval: true,
+      workerData: {
+        buffer: board.buffer,
+        index: CALLS_CHANNEL * STOP_CELL_LAYOUT.cellsPerChannel + STOP_CELL_LAYOUT.stop,
+        job,
+        stamp: stoppedAt.buffer,
+      },
+    },
+  );
+  const result = await sandbox.exec(command, { signal: stop.signal, timeoutMs: 60_000 });
+  const ended = performance.timeOrigin + performance.now();
+  stop.dispose();
+  await worker.terminate();
+  if (!result.interrupted) throw new Error(`not interrupted: ${JSON.stringify(result)}`);
+  return ended - stoppedAt[0]!;
+}
+
+/** A session's busy loop, Ctrl-C written after 200 ms: time from the write to the session waiting for input again. */
+async function sessionCtrlC(sandbox: EmbeddedSandbox): Promise<number> {
+  const session = await sandbox.pty("bash");
+  await session.write("while true; do :; done\n");
+  await session.read({ yieldMs: 200 });
+  const started = performance.now();
+  await session.write("\u0003");
+  await session.read({ yieldMs: 10_000 });
+  const ms = performance.now() - started;
+  await session.kill();
+  return ms;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const { printRows } = await import("./report.ts");
+  printRows("live", await benchLive());
+}
