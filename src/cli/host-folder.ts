@@ -59,6 +59,8 @@ const NAME_MAX = 255;
 const PATH_MAX = 4095;
 /** How deep a chain of links is followed before it counts as a loop (Linux's limit). */
 const MAX_LINKS = 40;
+/** How many files are written at once. */
+const PARALLEL_WRITES = 8;
 /** Temporary files write-back makes beside the file it replaces; a killed run can leave one. */
 export const TEMP_NAME = /^\.toolroom-\d+-\d+\.tmp$/u;
 
@@ -401,12 +403,12 @@ export async function applyWriteBack(
 ): Promise<void> {
   await removeStaleTemps(folder, steps);
   const failedFolders = new Set<string>();
-  for (const step of steps) {
+  const take = async (step: Step): Promise<void> => {
     const full = join(folder, ...step.path.split("/"));
     const inFailed = [...failedFolders].find((prefix) => step.path.startsWith(`${prefix}/`));
     if (inFailed) {
       report.failed.push(`${step.path}: its folder ${inFailed} could not be made`);
-      continue;
+      return;
     }
     try {
       switch (step.kind) {
@@ -459,7 +461,26 @@ export async function applyWriteBack(
       report.failed.push(`${step.path}: ${why}`);
       if (step.kind === "folder") failedFolders.add(step.path);
     }
+  };
+  // Files, links and modes are independent of each other: a few at a time hide fsync's wait.
+  // Deletions and folders go one by one, after everything before them.
+  let running: Promise<void>[] = [];
+  for (const step of steps) {
+    if (step.kind === "delete" || step.kind === "folder") {
+      await Promise.all(running);
+      running = [];
+      await take(step);
+      continue;
+    }
+    if (running.length >= PARALLEL_WRITES) {
+      await Promise.all(running);
+      running = [];
+    }
+    running.push(take(step));
   }
+  await Promise.all(running);
+  const order = new Map(steps.map((step, index) => [step.path, index]));
+  report.written.sort((a, b) => order.get(a)! - order.get(b)!);
 }
 
 /** The report as lines for stderr: what was written, deleted, skipped and why, what failed. */
