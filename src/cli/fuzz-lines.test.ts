@@ -169,10 +169,20 @@ function generator(dialect: Dialect, seed: number) {
     );
   };
 
+  /** A JSON-RPC batch: a few requests, notifications, responses and wrong shapes in one array. */
+  const batch = (id: string): Buffer => {
+    const items = Array.from({ length: int(5) }, (_, k) =>
+      next() < 0.6 ? request(`${id}-b${k}`) : pick(shapes),
+    );
+    const text = `[${items.join(",")}]`;
+    return next() < 0.8 ? Buffer.from(text) : mutate(text);
+  };
+
   return (line: number): Fuzzed => {
     const id = `f${line}`;
     if (line % 100 === 0) return { bytes: Buffer.from(request(`sentinel-${line}`)) };
     const roll = next();
+    if (dialect === "mcp" && roll > 0.85 && roll < 0.9) return { bytes: batch(id) };
     if (roll < 0.1) return { bytes: Buffer.from(request(id)) };
     if (roll < 0.5) return { bytes: mutate(request(id)) };
     if (roll < 0.65) return { bytes: garbage() };
@@ -201,13 +211,12 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
- * The id JSON-RPC 2.0 answers a line with: its own for a request, null for anything that is not a
- * message, and none (undefined) for a notification or a response.
+ * The id JSON-RPC 2.0 answers a message with: its own for a request, null for anything that is not
+ * a message, and none (undefined) for a notification or a response.
  */
-function mcpAnswerId(line: Fuzzed): string | number | null | undefined {
-  const json = parsed(line);
-  if (!json || !isObject(json.value)) return null;
-  const message = json.value;
+function answerIdOf(value: unknown): string | number | null | undefined {
+  if (!isObject(value)) return null;
+  const message = value;
   if (message.method === undefined && ("result" in message || "error" in message)) return undefined;
   if ("id" in message) {
     const id = message.id;
@@ -219,6 +228,33 @@ function mcpAnswerId(line: Fuzzed): string | number | null | undefined {
     (message.params === undefined || isObject(message.params));
   return notification ? undefined : null;
 }
+
+type Expected = { single: string | number | null } | { batch: (string | number | null)[] } | null;
+
+/**
+ * What a line gets back: one message with an id, one array answering a batch (where the session's
+ * revision has batches; an array of notifications only gets nothing), or nothing.
+ */
+function expectedAnswer(line: Fuzzed, batches: boolean): Expected {
+  const json = parsed(line);
+  if (!json) return { single: null };
+  if (!Array.isArray(json.value)) {
+    const id = answerIdOf(json.value);
+    return id === undefined ? null : { single: id };
+  }
+  if (!batches || json.value.length === 0) return { single: null };
+  const ids = json.value.map((item) => (Array.isArray(item) ? null : answerIdOf(item)));
+  const answered = ids.filter((id) => id !== undefined);
+  return answered.length === 0 ? null : { batch: answered };
+}
+
+const key = (answer: Exclude<Expected, null>) =>
+  "single" in answer
+    ? `single ${JSON.stringify(answer.single)}`
+    : `batch ${answer.batch
+        .map((id) => JSON.stringify(id))
+        .sort()
+        .join(" ")}`;
 
 /** Runs the CLI with `lines` on stdin (written with backpressure), collecting stdout's lines. */
 function run(args: string[], lines: Buffer[]): Promise<{ code: number; out: string[]; stderr: string }> {
@@ -277,40 +313,51 @@ describe("10,000 fuzzed lines", () => {
     expect(answers.filter((answer) => answer.status === "success").length).toBeGreaterThan(100);
   }, 300_000);
 
-  it("mcp answers each request exactly once and each line that is not a message with an error", async () => {
-    const make = generator("mcp", SEED + 1);
-    const initialize = {
-      bytes: Buffer.from(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: "init",
-          method: "initialize",
-          params: {
-            protocolVersion: "2025-06-18",
-            capabilities: {},
-            clientInfo: { name: "fuzz", version: "1" },
-          },
-        }),
-      ),
-    };
-    const lines = [initialize, ...Array.from({ length: LINES }, (_, index) => make(index + 1))];
-    const { code, out, stderr } = await run(
-      ["mcp", "--profile", "agentbench"],
-      lines.map((l) => l.bytes),
-    );
-    expect(code, stderr).toBe(0);
-    expectNoStack(stderr);
-    const answers = out.map((line) => JSON.parse(line) as { id?: unknown; method?: unknown });
-    expect(answers.every((answer) => !Array.isArray(answer) && answer.method === undefined)).toBe(true);
-    const expected = lines
-      .map(mcpAnswerId)
-      .filter((id) => id !== undefined)
-      .map((id) => JSON.stringify(id))
-      .sort();
-    const got = answers.map((answer) => JSON.stringify(answer.id)).sort();
-    expect(got.length).toBe(expected.length);
-    expect(got).toEqual(expected);
-    for (let line = 100; line <= LINES; line += 100)
-      expect(got).toContain(JSON.stringify(`sentinel-${line}`));
-  }, 300_000);
+  for (const [revision, batches] of [
+    ["2025-06-18", false],
+    ["2025-03-26", true],
+  ] as const) {
+    it(`mcp (${revision}) answers each request once and each line that is not a message with an error`, async () => {
+      const make = generator("mcp", SEED + (batches ? 2 : 1));
+      const initialize = {
+        bytes: Buffer.from(
+          JSON.stringify({
+            jsonrpc: "2.0",
+            id: "init",
+            method: "initialize",
+            params: {
+              protocolVersion: revision,
+              capabilities: {},
+              clientInfo: { name: "fuzz", version: "1" },
+            },
+          }),
+        ),
+      };
+      const lines = [initialize, ...Array.from({ length: LINES }, (_, index) => make(index + 1))];
+      const { code, out, stderr } = await run(
+        ["mcp", "--profile", "agentbench"],
+        lines.map((l) => l.bytes),
+      );
+      expect(code, stderr).toBe(0);
+      expectNoStack(stderr);
+      const got = out
+        .map((line) => JSON.parse(line) as { id?: unknown; method?: unknown } | { id?: unknown }[])
+        .map((answer) =>
+          Array.isArray(answer)
+            ? key({ batch: answer.map((item) => item.id as string | number | null) })
+            : key({ single: answer.id as string | number | null }),
+        )
+        .sort();
+      const expected = lines
+        .map((line) => expectedAnswer(line, batches))
+        .filter((answer) => answer !== null)
+        .map(key)
+        .sort();
+      expect(got.length).toBe(expected.length);
+      expect(got).toEqual(expected);
+      if (batches) expect(got.filter((answer) => answer.startsWith("batch")).length).toBeGreaterThan(100);
+      for (let line = 100; line <= LINES; line += 100)
+        expect(got).toContain(`single ${JSON.stringify(`sentinel-${line}`)}`);
+    }, 300_000);
+  }
 });
