@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "../core/checkpoints.ts";
 import type { SnapshotEntry } from "../sandbox/types.ts";
+import { DiskFolder } from "./disk-folder.ts";
 import { applyWriteBack, planWriteBack, TEMP_NAME, writeBackChanges } from "./host-folder.ts";
 
 /** Write-back on a real folder: what the plan refuses, what it writes, and how. */
@@ -112,6 +113,15 @@ describe("write-back's plan", () => {
     expect(report.skipped.join("\n")).toMatch(/pipe: a FIFO is there on disk; write-back never opens/u);
     expect(lstatSync(join(dir, "pipe")).isFIFO()).toBe(true);
     expect(readFileSync(join(dir, "ok.txt"), "utf8")).toBe("ok");
+  }, 20_000);
+
+  it("refuses to read a file that became a FIFO since it was listed, without waiting on it", async () => {
+    const dir = folder({ "a.txt": "a" });
+    const source = new DiskFolder(dir);
+    expect(source.list("").map((entry) => entry.name)).toEqual(["a.txt"]);
+    rmSync(join(dir, "a.txt"));
+    execFileSync("mkfifo", [join(dir, "a.txt")]);
+    expect(() => source.read("a.txt")).toThrow(/a\.txt is a FIFO, not a file/u);
   }, 20_000);
 
   it("skips names the disk refuses and writes the rest", async () => {
