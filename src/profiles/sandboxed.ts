@@ -115,7 +115,12 @@ const sed: ToolSpec<{ expression: string; file: string }> = {
       input: file.text,
       maxOutputBytes: SANDBOXED_MAX_BYTES,
     });
-    return { file: file.path.relative, output: result.output };
+    // sed's `q N` / `Q N` is part of the answer.
+    return {
+      file: file.path.relative,
+      output: result.output,
+      ...(result.exitCode !== 0 ? { exit_code: result.exitCode } : {}),
+    };
   },
 };
 
@@ -140,7 +145,12 @@ const awk: ToolSpec<{ script: string; file: string }> = {
       input: file.text,
       maxOutputBytes: SANDBOXED_MAX_BYTES,
     });
-    return { file: file.path.relative, output: result.output };
+    // awk's `exit N` is part of the answer.
+    return {
+      file: file.path.relative,
+      output: result.output,
+      ...(result.exitCode !== 0 ? { exit_code: result.exitCode } : {}),
+    };
   },
 };
 

@@ -1,6 +1,8 @@
 import { ToolFailure } from "../core/errors.ts";
 import type { ToolContext } from "../core/profile.ts";
 import { truncateHeadBytes, utf8Length } from "../core/truncate.ts";
+import { runAwk } from "../sandbox/embedded/commands/awk/awk.ts";
+import { type AwkProgram, AwkSyntaxError, parseAwk } from "../sandbox/embedded/commands/awk/awk-parse.ts";
 import { type StopCheck, Stopped } from "../sandbox/embedded/commands/command-io.ts";
 import { grepLines } from "../sandbox/embedded/commands/grep/grep.ts";
 import { describeJqEnd, runJq } from "../sandbox/embedded/commands/jq/jq.ts";
@@ -15,10 +17,10 @@ import {
 import { formatBytes } from "./write-text.ts";
 
 /**
- * jq, grep, sed and awk as read-only text filters, run by the sandbox's own commands. The program
- * never reaches a shell: it goes in an environment variable expanded inside double quotes, and the
- * input (already read through the resolver and size-checked by the caller) goes in on stdin, so
- * no file name or quote in either can change what runs. sed and awk programs are checked first
+ * jq, grep, sed and awk as read-only text filters, run by the same implementations as the embedded
+ * shell's commands but never through a shell: the program and the input (already read through the
+ * resolver and size-checked by the caller) are handed over as values, so no file name or quote in
+ * either can change what runs, on either sandbox backend. sed and awk programs are checked first
  * and refused if they could write files, read files behind the resolver's back or run commands.
  */
 
@@ -40,25 +42,11 @@ export interface TextFilterResult {
   exitCode: number;
 }
 
-const PROGRAM_VARIABLE = "TOOLROOM_PROGRAM";
 /**
- * Iterations any one loop of a filter may run. Inputs are small (32 KB); a program looping past
- * this is runaway, and on the embedded sandbox a count is the only thing that can stop it.
+ * Iterations any one loop of a sed or awk program may run. Inputs are small (32 KB): a program
+ * looping past this is runaway, and is told so sooner than the deadline would.
  */
 export const FILTER_LOOP_LIMIT = 100_000;
-
-/** The command line of each filter; the program is read from the environment, inside quotes. */
-function commandLine(run: TextFilterRun): string {
-  const program = `"$${PROGRAM_VARIABLE}"`;
-  switch (run.filter) {
-    case "awk":
-      return `awk ${program}`;
-    case "grep":
-    case "sed":
-    case "jq":
-      throw new Error(`${run.filter} runs in this thread, not in the shell`);
-  }
-}
 
 /**
  * Runs a filter over text. grep's exit 1 (no match) is a result; any other failure of the command
@@ -71,57 +59,8 @@ export async function runTextFilter(context: ToolContext, run: TextFilterRun): P
     const script = checkSedExpression(run.program);
     return inProcess(context, run, (stop) => sedFilter(run, script, stop));
   }
-  if (run.filter === "awk") checkAwkScript(run.program);
-  // awk takes no "--": a leading space keeps a program such as "-1" from reading as an option.
-  const program = run.filter === "awk" ? ` ${run.program}` : run.program;
-  const result = await context.sandbox.exec(commandLine(run), {
-    env: { [PROGRAM_VARIABLE]: program },
-    stdin: run.input ?? "",
-    timeoutMs: run.timeoutMs ?? context.deadlineMs,
-    signal: context.signal,
-    loopLimit: FILTER_LOOP_LIMIT,
-  });
-  if (result.interrupted) {
-    throw new ToolFailure("cancelled", `${run.filter} was cancelled and stopped.`, { command: run.filter });
-  }
-  if (result.timedOut) {
-    throw new ToolFailure(
-      "timeout",
-      `${run.filter} did not finish within ${(run.timeoutMs ?? context.deadlineMs) / 1000} s.`,
-      {
-        command: run.filter,
-      },
-    );
-  }
-  const failed = result.exitCode !== 0;
-  if (failed && /exceeded maximum iterations|too many iterations/u.test(result.stderr)) {
-    throw new ToolFailure(
-      "limit_exceeded",
-      `${run.filter} stopped: a loop ran more than ${FILTER_LOOP_LIMIT} times (max_loop_iterations).`,
-      { command: run.filter, limit: "max_loop_iterations", limit_iterations: FILTER_LOOP_LIMIT },
-    );
-  }
-  if (failed) {
-    const stderr = result.stderr.trim();
-    throw new ToolFailure(
-      "abnormal_exit",
-      `${run.filter} failed (exit ${result.exitCode}): ${stderr || "no message"}`,
-      {
-        command: run.filter,
-        exit_code: result.exitCode,
-        stderr: truncateHeadBytes(result.stderr, 2000).text,
-      },
-    );
-  }
-  if (run.maxOutputBytes !== undefined && utf8Length(result.stdout) > run.maxOutputBytes) {
-    const size = utf8Length(result.stdout);
-    throw new ToolFailure(
-      "limit_exceeded",
-      `${run.filter} produced ${size} bytes, over the ${formatBytes(run.maxOutputBytes)} output limit (${run.maxOutputName ?? "max_output_size"}). Narrow the program.`,
-      { limit: run.maxOutputName ?? "max_output_size", limit_bytes: run.maxOutputBytes, size_bytes: size },
-    );
-  }
-  return { output: result.stdout, exitCode: result.exitCode };
+  const program = checkAwkScript(run.program);
+  return inProcess(context, run, (stop) => awkFilter(run, program, stop));
 }
 
 /**
@@ -268,6 +207,33 @@ async function sedFilter(run: TextFilterRun, script: SedScript, stop: StopCheck)
     });
   }
   // q and Q set the exit status; the output is still the answer.
+  return { output: result.stdout, exitCode: result.exitCode };
+}
+
+/** awk over the input, in this thread; `exit N` is the result's exit code. */
+function awkFilter(run: TextFilterRun, program: AwkProgram, stop: StopCheck): TextFilterResult {
+  const result = runAwk({
+    program,
+    operands: [],
+    files: new Map([["-", run.input ?? ""]]),
+    stop,
+    loopLimit: FILTER_LOOP_LIMIT,
+  });
+  if (result.stopped) throw new Stopped(result.stopped);
+  if (/exceeded maximum iterations/u.test(result.stderr)) {
+    throw new ToolFailure(
+      "limit_exceeded",
+      `awk stopped: a loop ran more than ${FILTER_LOOP_LIMIT} times (max_loop_iterations).`,
+      { command: "awk", limit: "max_loop_iterations", limit_iterations: FILTER_LOOP_LIMIT },
+    );
+  }
+  if (/fatal/u.test(result.stderr)) {
+    throw new ToolFailure("abnormal_exit", `awk failed (exit ${result.exitCode}): ${result.stderr.trim()}`, {
+      command: "awk",
+      exit_code: result.exitCode,
+      stderr: truncateHeadBytes(result.stderr, 2000).text,
+    });
+  }
   return { output: result.stdout, exitCode: result.exitCode };
 }
 
@@ -438,7 +404,7 @@ export function tokenizeAwk(script: string): AwkToken[] {
  * outside parentheses) are refused. Comparisons such as `$1 > 5` in a pattern, or inside
  * parentheses in a print, are fine.
  */
-export function checkAwkScript(script: string): void {
+export function checkAwkScript(script: string): AwkProgram {
   if (/^\s*-/u.test(script)) refuse("awk", "an option", "give only the awk program (such as '{ print $1 }')");
   const tokens = tokenizeAwk(script);
   for (let k = 0; k < tokens.length; k++) {
@@ -483,5 +449,21 @@ export function checkAwkScript(script: string): void {
         if (depth === 0 && next.text === "|") refuse("awk", `${token.text} | command`, "it runs commands");
       }
     }
+  }
+  try {
+    return parseAwk(script);
+  } catch (error) {
+    if (error instanceof AwkSyntaxError) {
+      throw new ToolFailure(
+        "invalid_params",
+        `awk: syntax error at line ${error.line}, column ${error.column}: ${error.reason}.\n${error.message}`,
+        {
+          command: "awk",
+          line: error.line,
+          column: error.column,
+        },
+      );
+    }
+    throw error;
   }
 }

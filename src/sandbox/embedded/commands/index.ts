@@ -1,4 +1,5 @@
 import type { Command } from "just-bash";
+import { awkCommands } from "./awk/awk.ts";
 import { grepCommands } from "./grep/grep.ts";
 import { jqCommands } from "./jq/jq.ts";
 import { rmCommands } from "./rm/rm.ts";
@@ -6,9 +7,9 @@ import { sedCommands } from "./sed/sed.ts";
 
 /**
  * Toolroom's own commands that replace just-bash's built-ins of the same name in every embedded
- * shell (grep, egrep, fgrep, jq, rm, sed): one implementation serves the shell and the tools. Each
- * command lives in its own folder with its tests; add a command here to register it.
+ * shell (awk, gawk, grep, egrep, fgrep, jq, rm, sed): one implementation serves the shell and the
+ * tools. Each command lives in its own folder with its tests; add a command here to register it.
  */
 export function embeddedCommands(): Command[] {
-  return [...grepCommands(), ...jqCommands(), ...rmCommands(), ...sedCommands()];
+  return [...awkCommands(), ...grepCommands(), ...jqCommands(), ...rmCommands(), ...sedCommands()];
 }

@@ -1,0 +1,294 @@
+import { describe, expect, it } from "vitest";
+import { createEmbeddedRuntime } from "../../../../host/create-runtime.ts";
+import {
+  type DifferentialCase,
+  peerCases,
+  realProgram,
+  runDifferential,
+  runPeerCase,
+} from "../../../../test-support/peer-suites.ts";
+import { runAwk, runAwkCommand } from "./awk.ts";
+import { parseAwk } from "./awk-parse.ts";
+
+const REAL = realProgram("gawk");
+
+/** Cases that differ on purpose (README, "grep, sed and awk"). */
+const KNOWN_DIFFERENCES: string[] = [];
+
+describe("awk: the peer suite (BusyBox's awk tests) through the sandboxed awk tool", () => {
+  it("matches gawk 5.2.1 on the 70 runnable cases", async () => {
+    const runtime = await createEmbeddedRuntime();
+    const failures: string[] = [];
+    const cases = peerCases("awk");
+    for (const entry of cases) {
+      const outcome = await runPeerCase(runtime, entry);
+      if (!outcome.passed && !KNOWN_DIFFERENCES.includes(entry.id)) {
+        failures.push(
+          `${entry.id} ${JSON.stringify(entry.program)}: got ${JSON.stringify(outcome.got)} ${outcome.error ?? ""}, want ${JSON.stringify(entry.expected)}`,
+        );
+      }
+      if (outcome.passed && KNOWN_DIFFERENCES.includes(entry.id)) failures.push(`${entry.id} passes now`);
+    }
+    expect(
+      failures,
+      `${cases.length - failures.length - KNOWN_DIFFERENCES.length}/${cases.length} passed`,
+    ).toEqual([]);
+    expect(cases.length).toBe(70);
+  }, 120_000);
+});
+
+/** Cases of our own, from the gawk manual, run through our awk and the real gawk. */
+const EMPLOYEES = "Beth 4.00 0\nDan 3.75 0\nKathy 4.00 10\nMark 5.00 20\nMary 5.50 22\nSusie 4.25 18\n";
+const CSV = 'name,age,city\nann,31,Oslo\nbob,,Rome\n"x,y",7,Kyiv\n';
+const PARAGRAPHS = "\n\nJane Doe\n123 Main St\n\n\n\nJohn Smith\n456 Tree Ln\nApt 2\n\n";
+const MANUAL: DifferentialCase[] = [
+  ["{ print $1 }", "emp"],
+  ["$3 > 0 { print $1, $2 * $3 }", "emp"],
+  ["$3 == 0 { print $1 }", "emp"],
+  [
+    '{ pay = pay + $2 * $3 } END { print NR, "employees"; print "total pay is", pay; print "average pay is", pay/NR }',
+    "emp",
+  ],
+  ["$2 > max { max = $2; maxemp = $1 } END { print max, maxemp }", "emp"],
+  ['{ names = names $1 " " } END { print names }', "emp"],
+  ["{ last = $0 } END { print last }", "emp"],
+  ['{ nc += length($0) + 1; nw += NF } END { print NR, "lines,", nw, "words,", nc, "characters" }', "emp"],
+  ['{ printf("total pay for %s is $%.2f\\n", $1, $2 * $3) }', "emp"],
+  ['{ printf("%-8s $%6.2f\\n", $1, $2 * $3) }', "emp"],
+  ["NR == 3, NR == 5", "emp"],
+  ['/Dan/,/Mary/ { print NR ": " $0 }', "emp"],
+  ["$1 ~ /^M/", "emp"],
+  ["$1 !~ /a/", "emp"],
+  ["length($1) > 4", "emp"],
+  ['{ $2 = ""; print; print NF }', "emp"],
+  ['{ $5 = "x"; print; print NF }', "emp"],
+  ["{ NF = 2; print }", "emp"],
+  ['BEGIN { OFS = "-" } { $1 = $1; print }', "emp"],
+  ['BEGIN { OFS = ":" } { print $1, $3 }', "emp"],
+  ["{ line[NR] = $0 } END { i = NR; while (i > 0) { print line[i]; i-- } }", "emp"],
+  ['{ for (i = NF; i > 0; i--) printf "%s ", $i; print "" }', "emp"],
+  ["{ a[$3]++ } END { for (k in a) n++; print n }", "emp"],
+  ['{ s += $2 } END { printf "%d %i %5.1f %e %g %G\\n", s, s, s, s, s / 1e7, s * 1e10 }', "emp"],
+  ["-F,", '{ print $2 "|" NF }', "csv"],
+  ["-F", ",", "NR > 1 { print $1 }", "csv"],
+  ['BEGIN { FS = "," } { print $3 }', "csv"],
+  ['BEGIN { FS = "[,a]" } { print NF ":" $2 }', "csv"],
+  ["-v", "who=Dan", "$1 == who", "emp"],
+  ["-v", "n=2", "NR <= n", "emp"],
+  ["{ print FILENAME, FNR, NR }", "emp", "csv"],
+  ["FNR == 1 { print FILENAME }", "emp", "csv"],
+  ["{ print v, $1 }", "v=1", "emp", "v=2", "csv"],
+  ['BEGIN { RS = "" } { print NR ": " $1 " / " $NF " (" NF ")" }', "para"],
+  ['BEGIN { RS = ""; FS = "\\n" } { print $1 " | " $2 }', "para"],
+  ['BEGIN { RS = ";" } { print NR, $0 }', "semi"],
+  ['BEGIN { RS = "[0-9]+" } { print NR "[" $0 "]" RT }', "digits"],
+  ['NR == 1 { getline; print "after getline:", $0, NR }', "emp"],
+  ['NR == 1 { getline x; print "x=" x, "$0=" $0, NR }', "emp"],
+  ["{ while ((getline line) > 0) n++ } END { print n, NR }", "emp"],
+  ["BEGIN { print length() }", "emp"],
+  ["{ print length }", "emp"],
+  ["{ print length $1 }", "emp"],
+  ["BEGIN { a[1]; a[2]; print length(a) }", "emp"],
+  ['BEGIN { print int(-3.7), int(3.7), int("4.9x"), int("x") }', "emp"],
+  ["BEGIN { print 1e-20, 0.1 + 0.2, 1e6, 1e16, 123456789012, 2^53, 1/3, -1/3, 100/3*3 }", "emp"],
+  [
+    'BEGIN { x = 0.1; y = x ""; print y; CONVFMT = "%.2g"; z = 3.14159 ""; print z; a[3.14159] = 1; for (k in a) print k }',
+    "emp",
+  ],
+  ['BEGIN { OFMT = "%.2f"; print 3.14159, 3.14159 ""; x = 17; print x / 2 }', "emp"],
+  [
+    'BEGIN { printf "%5.2f|%-5d|%05.1f|%e|%g|%G|%x|%X|%o|%c|%c|%10s|%-3s|%.2s|%i|%+d|% d|%#o|%#x|%u\\n", 3.14159, 42, 3.14159, 1e-20, 0.0001234, 1e-10, 255, 255, 8, 65, "hello", "hi", "a", "hello", 3.9, 5, 5, 8, 255, 3 }',
+    "emp",
+  ],
+  [
+    'BEGIN { printf "%*d|%-*d|%.*f|%5s|%-5s|%.0f|%.0e|%#.3g|%g|%g\\n", 5, 42, 4, 7, 2, 3.14159, "ab", "cd", 2.5, 12345, 1, 100000, 1000000 }',
+    "emp",
+  ],
+  [
+    'BEGIN { printf "%d %d %d %s\\n", "3abc", -3.7, " 12 ", 1e6; printf "%s %s\\n", 1e300 * 1e300, -1e300 * 1e300 }',
+    "emp",
+  ],
+  ['BEGIN { printf "%c%c%c\\n", 72, "i!", 256 }', "emp"],
+  [
+    'BEGIN { print substr("hello", 2), substr("hello", 0, 2), substr("hello", -1, 3), substr("hello", 2, 100), substr("hello", 1.5, 2), substr("hello", 5, 1) }',
+    "emp",
+  ],
+  [
+    'BEGIN { print index("banana", "an"), index("banana", "x"), length("héllo"), toupper("abc"), tolower("ÀBC") }',
+    "emp",
+  ],
+  [
+    'BEGIN { n = split("a b  c", arr); print n, arr[1], arr[3]; n = split("a:b::c", arr, ":"); print n, arr[3] "|" arr[4]; n = split("a1b22c", arr, /[0-9]+/); print n, arr[3]; n = split("", arr); print n, length(arr) }',
+    "emp",
+  ],
+  [
+    'BEGIN { n = split("abc", chars, ""); print n, chars[1], chars[3]; n = split("  lead trail  ", w, " "); print n, w[1] }',
+    "emp",
+  ],
+  [
+    'BEGIN { s = "hello world"; n = sub(/o/, "0", s); print n, s; n = gsub(/o/, "[&]", s); print n, s; t = "aaa"; gsub(/a/, "\\\\&", t); print t }',
+    "emp",
+  ],
+  ['{ gsub(/[aeiou]/, ""); print }', "emp"],
+  ['{ sub(/^/, ">"); print }', "emp"],
+  [
+    'BEGIN { s = "abc"; gsub(/x*/, "-", s); print s; s = "abc"; gsub(/b*/, "-", s); print s; s = "hello"; gsub(//, "-", s); print s }',
+    "emp",
+  ],
+  ['BEGIN { print match("foobar", /o+/), RSTART, RLENGTH; print match("x", /y/), RSTART, RLENGTH }', "emp"],
+  [
+    'BEGIN { match("foo=bar", /(.*)=(.*)/, m); print m[0], m[1], m[2], m[2, "start"], m[2, "length"] }',
+    "emp",
+  ],
+  [
+    'BEGIN { print gensub(/(a+)(b+)/, "<\\\\2\\\\1>", "g", "aabbb ab"); print gensub(/o/, "0", 2, "foo boo") }',
+    "emp",
+  ],
+  [
+    'BEGIN { x[1, 2] = 3; for (k in x) { split(k, p, SUBSEP); print p[1], p[2] }; if ((1, 2) in x) print "in" }',
+    "emp",
+  ],
+  [
+    'BEGIN { a["x"] = 1; delete a["x"]; print length(a); a[1]; a[2]; delete a; print length(a); if (!("y" in a)) print "no y" }',
+    "emp",
+  ],
+  ["function fib(n) { return n < 2 ? n : fib(n - 1) + fib(n - 2) } BEGIN { print fib(20) }", "emp"],
+  [
+    'function fill(arr, n,   i) { for (i = 1; i <= n; i++) arr[i] = i * i } BEGIN { fill(sq, 4); print sq[3], length(sq), i "" }',
+    "emp",
+  ],
+  ['function change(s) { s = "changed" } BEGIN { t = "orig"; change(t); print t }', "emp"],
+  ['BEGIN { print 1 == 1.0, "a" < "b", 2 < 10, "2" < "10", "abc" ~ /b/, "abc" ~ "^a" }', "emp"],
+  ['{ print ($2 < 4.5), ($2 < "4.5"), ($1 < "C") }', "emp"],
+  ['BEGIN { x; print (x == 0), (x == ""), length(x) }', "emp"],
+  ["BEGIN { print -3 % 2, 7 % -3, 2 ^ 3 ^ 2, -2 ^ 2, 2 ** 3, 5 / 2 }", "emp"],
+  ["BEGIN { i = 5; print i++ + ++i, i; print i--, --i }", "emp"],
+  ['BEGIN { x = "3x"; print x + 0, +x, -x, !x, !"", !0, !"0" }', "emp"],
+  ['BEGIN { a = "10"; b = 9; print (a > b), ("10" > "9") }', "emp"],
+  ['{ if ($3 > 15) print $1, "high"; else if ($3 > 0) print $1, "mid"; else print $1, "none" }', "emp"],
+  [
+    'BEGIN { for (i = 0; i < 10; i++) { if (i == 3) continue; if (i == 6) break; printf "%d ", i }; print "" }',
+    "emp",
+  ],
+  ["BEGIN { i = 0; do { i++ } while (i < 5); print i }", "emp"],
+  ["NR == 2 { next } { print NR }", "emp"],
+  ['NR == 3 { exit } { print } END { print "end", NR }', "emp"],
+  ['BEGIN { exit 3 } END { print "end runs" }', "emp"],
+  ["{ exit 4 } END { exit }", "emp"],
+  ['BEGIN { printf "no newline" }', "emp"],
+  ['BEGIN { ORS = "|" } { print $1 } END { printf "\\n" }', "emp"],
+  ['BEGIN { print "a" > "/dev/stderr" }', "emp"],
+  [
+    "BEGIN { print and(12, 10), or(12, 10), xor(12, 10), lshift(1, 10), rshift(1024, 3), compl(0) > 0 }",
+    "emp",
+  ],
+  ['BEGIN { print strtonum("0x1F"), strtonum("017"), strtonum("12abc"), 0x10, 011 }', "emp"],
+  ['BEGIN { print substr("hello", 2, 3) "" length("") }', "emp"],
+  ['BEGIN { print "tab\\there", "nl\\\\n", "q\\"q", "\\101\\x41" }', "emp"],
+  ["$0 = $2", "emp"],
+  ["!seen[$2]++", "emp"],
+  ["END { print $0, NF }", "emp"],
+  ['BEGIN { getline; print "first:", $0; getline line; print "second:", line }', "emp"],
+  ['BEGIN { n = asort(v); split("3 1 2 10", v); n = asort(v); print n, v[1], v[2], v[4] }', "emp"],
+  ['BEGIN { x["b"]; x["a"]; x["c"]; n = asorti(x, y); print n, y[1], y[3] }', "emp"],
+  ['BEGIN { printf "%s %s %s\\n", typeof(u), typeof(1), typeof("s") }', "emp"],
+  ['{ $3 = sprintf("%05.1f", $3) } 1', "emp"],
+  ['BEGIN { printf "%.3s|%5.1s|%-6.2f|\\n", "abcdef", "xyz", -2.5 }', "emp"],
+  ["BEGIN { print length(12345), length(1/4) }", "emp"],
+  ["BEGIN { print 100000 * 100000, 2^31, 2^63, 1e21, 123456789 * 1000 }", "emp"],
+  ["BEGIN { print 0.000001, 0.0000001, 123456.7, 1234567.8, -0.5 }", "emp"],
+  ['{ print NR ":" NF }', "blanks"],
+  ['BEGIN { FS = "\\t" } { print $2 }', "tabs"],
+  ["-F", "\\t", "{ print $2 }", "tabs"],
+  ["-F", "|", "{ print $2 }", "pipes"],
+  ['BEGIN { FS = "|" } { print $1 "-" $3 }', "pipes"],
+  ['BEGIN { FS = "." } { print NF }', "pipes"],
+  // Malformed programs: gawk's status and a message on stderr.
+  ["BEGIN { print ( }", "emp"],
+  ["{ print $1", "emp"],
+  ["BEGIN { x = 1 +* 2 }", "emp"],
+  ["BEGIN { if (1) break }", "emp"],
+  ["function f(a, a) { } BEGIN { }", "emp"],
+  ["BEGIN { print 1 / 0 }", "emp"],
+  ["BEGIN { print 1 % 0 }", "emp"],
+  ["BEGIN { undefined_fn() }", "emp"],
+  ["BEGIN { x[1] = 1; x = 2 }", "emp"],
+  ["{ print $(-1) }", "emp"],
+  ['BEGIN { printf "%d %d\\n", 1 }', "emp"],
+  ["{ print }", "missing"],
+].map((args) => ({
+  args,
+  files: {
+    emp: EMPLOYEES,
+    csv: CSV,
+    para: PARAGRAPHS,
+    semi: "a;b;c\n;d",
+    digits: "ab12cd345ef",
+    blanks: "  lead\n\ntrail  \n \t \n",
+    tabs: "a\tb c\td\n",
+    pipes: "a|b|c\nx.y\n",
+  },
+}));
+
+describe.skipIf(!REAL)("awk: differential cases from the gawk manual, ours vs the real gawk", () => {
+  for (const entry of [
+    ...MANUAL,
+    { args: ["{ print $2 }"], stdin: "x y\nno-newline z" },
+    { args: ["END { print NR }"], stdin: "" },
+  ]) {
+    it(`awk ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")}`, async () => {
+      const { ours, real } = await runDifferential(runAwkCommand, REAL!, entry);
+      expect({ stdout: ours.stdout, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        status: real.status,
+      });
+      // Error messages: present exactly when gawk prints one (wording: README).
+      expect(ours.stderr === "", `stderr: ${ours.stderr} vs ${real.stderr}`).toBe(real.stderr === "");
+    });
+  }
+});
+
+describe("awk: what the shell and the tool rely on", () => {
+  const run = (
+    source: string,
+    input: string,
+    extra: { stop?: () => "interrupt" | null; loopLimit?: number } = {},
+  ) => runAwk({ program: parseAwk(source), operands: [], files: new Map([["-", input]]), ...extra });
+
+  it("stops at the stop signal, keeping what was printed", () => {
+    let polls = 0;
+    const result = run('BEGIN { print "before"; while (1) x++ }', "", {
+      stop: () => (++polls > 2 ? "interrupt" : null),
+    });
+    expect(result).toMatchObject({ stopped: "interrupt", stdout: "before\n" });
+  });
+
+  it("ends a runaway loop at the loop limit with a clear error", () => {
+    const result = run("BEGIN { while (1) x++ }", "", { loopLimit: 1000 });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/exceeded maximum iterations \(1000\)/u);
+  });
+
+  it("names the line and column of a syntax error, with gawk's caret", () => {
+    expect(() => parseAwk("BEGIN {\n  x = 1 +* 2\n}")).toThrow(
+      "awk: cmd. line:2:   x = 1 +* 2\nawk: cmd. line:2:          ^ syntax error",
+    );
+  });
+
+  it("says plainly what it cannot do here instead of answering wrong", () => {
+    expect(run('BEGIN { "date" | getline d }', "").stderr).toMatch(
+      /getline from a file or a command is not supported/u,
+    );
+    expect(run('BEGIN { system("ls") }', "").stderr).toMatch(/system\(\) cannot run commands here/u);
+  });
+
+  it("writes print > file to the shell's files", async () => {
+    const { createCommandContext, InMemoryFs } = await import("just-bash");
+    const fs = new InMemoryFs();
+    await fs.writeFile("/in.txt", "a 1\nb 2\n");
+    const ctx = createCommandContext({ fs, cwd: "/" });
+    const result = await runAwkCommand(['{ print $2 > "out.txt" }', "in.txt"], ctx as never);
+    expect(result.exitCode).toBe(0);
+    expect(await fs.readFile("/out.txt")).toBe("1\n2\n");
+  });
+});
