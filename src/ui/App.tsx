@@ -4,6 +4,7 @@ import { BootPanel } from "./components/BootPanel.tsx";
 import { LessonAuthor } from "./components/LessonAuthor.tsx";
 import { StatusBar } from "./components/StatusBar.tsx";
 import { TopBar } from "./components/TopBar.tsx";
+import { modalOpen } from "./layout/modal.ts";
 import { cyclePane, focusPane, PANES } from "./layout/panes.tsx";
 import { useAppState } from "./model.ts";
 
@@ -32,6 +33,8 @@ export function App() {
         event.stopPropagation();
         return;
       }
+      // A dialog keeps focus until it is answered or closed.
+      if (modalOpen()) return;
       const pane = event.altKey && !event.ctrlKey && PANES.find((candidate) => candidate.key === event.key);
       if (pane) {
         if (focusPane(pane.id)) {
@@ -47,7 +50,8 @@ export function App() {
       }
     };
     const onKey = (event: KeyboardEvent) => {
-      if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
+      // Not behind a dialog: Ctrl+Enter in the lesson author's text must not run the console's call.
+      if ((event.ctrlKey || event.metaKey) && event.key === "Enter" && !modalOpen()) {
         event.preventDefault();
         window.dispatchEvent(new Event("toolroom:run"));
       }

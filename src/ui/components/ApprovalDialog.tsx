@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react";
 import { pretty } from "../download.ts";
+import { useModal } from "../layout/modal.ts";
 import { useAppState } from "../model.ts";
 
 /** The worker asks before a mutating or command call when the dialect's policy (or the person) says "ask". */
@@ -7,6 +8,8 @@ export function ApprovalDialog() {
   const approvals = useAppState((state) => state.approvals);
   const first = approvals[0];
   const allowButton = useRef<HTMLButtonElement>(null);
+  const overlay = useRef<HTMLDivElement>(null);
+  useModal(overlay, first !== undefined);
 
   useEffect(() => {
     if (first) allowButton.current?.focus();
@@ -30,7 +33,7 @@ export function ApprovalDialog() {
   if (!first) return null;
   const { request } = first;
   return (
-    <div className="overlay">
+    <div className="overlay" ref={overlay}>
       <div
         className="dialog"
         role="alertdialog"

@@ -1,8 +1,9 @@
-import { type FormEvent, useEffect, useMemo, useState } from "react";
+import { type FormEvent, useEffect, useMemo, useRef, useState } from "react";
 import { checkLesson, type Lesson, serializeLesson } from "../../lessons/lesson.ts";
 import { lessonLink } from "../../lessons/share.ts";
 import type { ToolInfo } from "../../worker/api.ts";
 import { download } from "../download.ts";
+import { useModal } from "../layout/modal.ts";
 import { ChecksForm } from "../lesson-author/ChecksForm.tsx";
 import {
   type CheckDraft,
@@ -24,6 +25,8 @@ const list = (text: string) =>
     .split(",")
     .map((item) => item.trim())
     .filter(Boolean);
+
+const lessonsButton = () => document.querySelector<HTMLElement>('[data-testid="lesson-menu"] > summary');
 
 /** Writes a lesson from the open workspace: its files are the lesson's starting files. */
 export function LessonAuthor() {
@@ -57,6 +60,13 @@ export function LessonAuthor() {
   const [commands, setCommands] = useState("");
   const [maxCalls, setMaxCalls] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
+  const overlay = useRef<HTMLDivElement>(null);
+  const titleInput = useRef<HTMLInputElement>(null);
+  // Back to the Lessons menu's button when the menu that opened the dialog has closed.
+  useModal(overlay, open, lessonsButton);
+  useEffect(() => {
+    if (open) titleInput.current?.focus();
+  }, [open]);
 
   useEffect(() => {
     if (!open) return;
@@ -112,17 +122,27 @@ export function LessonAuthor() {
   };
 
   return (
-    <div className="overlay" role="presentation">
+    <div className="overlay" role="presentation" ref={overlay}>
       <form
         className="dialog wide-dialog"
+        role="dialog"
+        aria-modal="true"
         aria-labelledby="author-heading"
         onSubmit={(event) => void submit(event)}
+        onKeyDown={(event) => {
+          // Escape closes, as Cancel does; what was written stays for the next time it opens.
+          if (event.key === "Escape") {
+            event.preventDefault();
+            model.setAuthoringLesson(false);
+          }
+        }}
       >
         <h2 id="author-heading">Write a lesson</h2>
         <p className="help">The open workspace's files become the lesson's starting files.</p>
         <label className="field">
           <span className="field-name">Title</span>
           <input
+            ref={titleInput}
             value={title}
             onChange={(event) => setTitle(event.target.value)}
             required

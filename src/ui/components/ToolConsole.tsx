@@ -193,7 +193,9 @@ export function ToolConsole() {
           <button
             type="submit"
             className="primary"
-            disabled={!tool || running !== null}
+            disabled={!tool}
+            // Not disabled while running: focus stays on Run (a disabled button drops it), run() ignores it.
+            aria-disabled={running !== null}
             data-testid="console-run"
             title="Run (Ctrl+Enter)"
           >
