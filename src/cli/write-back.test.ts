@@ -273,6 +273,21 @@ describe("write-back from the command line", () => {
     );
   }, 60_000);
 
+  it("puts the mode back with the bytes when a refused call is undone, so nothing is written", async () => {
+    const dir = folder({ "run.sh": "#!/bin/sh\n" });
+    chmodSync(join(dir, "run.sh"), 0o755);
+    execFileSync("git", ["init", "-q", dir]);
+    const run = await batch(dir, ["rm -rf run.sh .git/description", "stat -c '%a' run.sh"]);
+    const [refused, stat] = run.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    expect(refused).toMatchObject({ ok: false, error_code: "PROTECTED_PATH" });
+    expect(stat.data.stdout).toBe("755\n");
+    expect(run.stderr).toMatch(/write-back: 0 written, 0 deleted, 0 skipped, 0 failed/u);
+    expect(statSync(join(dir, "run.sh")).mode & 0o777).toBe(0o755);
+  }, 60_000);
+
   it("survives the workspace folder deleted in the sandbox: says so and deletes nothing", async () => {
     const dir = folder({ "a.txt": "a\n", "src/b.txt": "b\n" });
     const run = await batch(dir, ["cd / && rm -rf /workspace"]);

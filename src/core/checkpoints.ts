@@ -42,6 +42,10 @@ export async function rewind(sandbox: Sandbox, checkpoints: readonly Checkpoint[
     await sandbox.mkdir(parent, { recursive: true });
     if (entry.type === "directory") await sandbox.mkdir(full, { recursive: true });
     else if (entry.type === "symlink") await sandbox.symlink(entry.target, full);
-    else await sandbox.writeFile(full, entry.data);
+    else {
+      await sandbox.writeFile(full, entry.data);
+      // The file was removed above: without this an undone call would leave run.sh 0644.
+      if (entry.mode !== undefined) await sandbox.chmod?.(full, entry.mode);
+    }
   }
 }

@@ -43,7 +43,10 @@ export async function restoreWorkspace(sandbox: Sandbox, snapshot: WorkspaceSnap
     if (parent.length > root.length) await sandbox.mkdir(parent, { recursive: true });
     if (entry.type === "directory") await sandbox.mkdir(full, { recursive: true });
     else if (entry.type === "symlink") await sandbox.symlink(entry.target, full);
-    else await sandbox.writeFile(full, entry.data);
+    else {
+      await sandbox.writeFile(full, entry.data);
+      if (entry.mode !== undefined) await sandbox.chmod?.(full, entry.mode);
+    }
   }
 }
 

@@ -149,6 +149,11 @@ export interface Sandbox {
   rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<void>;
   rename(from: string, to: string): Promise<void>;
   symlink(target: string, path: string): Promise<void>;
+  /**
+   * Sets a file's permission bits (following symlinks), so an undo or a restore puts back an
+   * executable bit. A backend that keeps no modes leaves it out.
+   */
+  chmod?(path: string, mode: number): Promise<void>;
 
   exec(command: string, options?: ExecOptions): Promise<ExecResult>;
   pty(command: string, options?: PtyOptions): Promise<PtySession>;

@@ -134,6 +134,10 @@ export class EmbeddedSandbox implements Sandbox {
     await withFsErrors(path, () => this.fs.writeFile(target, bytes));
   }
 
+  async chmod(path: string, mode: number): Promise<void> {
+    await withFsErrors(path, () => this.fs.chmod(path, mode & 0o7777));
+  }
+
   async readdir(path: string): Promise<DirEntry[]> {
     const entries = await withFsErrors(path, () => this.fs.readdirWithFileTypes(path));
     return entries.map((entry) => ({
