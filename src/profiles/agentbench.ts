@@ -113,7 +113,8 @@ const searchTool: ToolSpec<{
   is_regex: boolean;
 }> = {
   name: "search",
-  description: "Search for text patterns across files.",
+  description:
+    "Search for text patterns across files, case-insensitively, line by line. With is_regex the query is a regular expression in ripgrep's syntax (Rust regex: \\d, \\pL, [[:digit:]], (?P<name>…), (?-i) to turn case back on); otherwise it is literal text.",
   inputSchema: {
     type: "object",
     title: "SearchParams",

@@ -170,7 +170,7 @@ const applyPatch: ToolSpec<{ patch: string }> = {
 const grepFiles: ToolSpec<{ pattern: string; include?: string; path?: string; limit: number }> = {
   name: "grep_files",
   description:
-    "Search file contents with a regular expression (ripgrep syntax) and list the files that match, one " +
+    "Search file contents with a regular expression (ripgrep's syntax: Rust regex) and list the files that match, one " +
     "path per line, most recently modified first, at most `limit` files. Filter with `include` (a glob such " +
     "as '*.py'); search a folder with `path`. Hidden, .gitignored and binary files are skipped.",
   inputSchema: object(

@@ -922,7 +922,8 @@ describe("workspace_info", () => {
       expect.arrayContaining(["git", "pytest", "npm", "ruff", "eslint", "mypy", "pyright", "tsc"]),
     );
     expect(result.data.tools.pytest).toBeNull();
-    expect(result.data.tools.jq).toBe("available");
+    // jq is the real jq 1.7.1 (WebAssembly), with its own --version.
+    expect(result.data.tools.jq).toMatch(/^jq-1\.7\.1/u);
     expect(result.data.tools.git).toContain("Toolroom built-in");
     expect(result.data.built_in.map((tool: { name: string }) => tool.name)).toContain("git");
   });

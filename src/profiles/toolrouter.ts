@@ -158,7 +158,7 @@ const grepFiles: ToolSpec<{ pattern: string; path: string; include: string[] | n
   name: "grep_files",
   description:
     "Recursive regex search with optional include globs.\n\n" +
-    "Python-style regular expressions, case-sensitive ((?i) for ignoring case), matched line by line. " +
+    "Regular expressions in ripgrep's syntax (Rust regex: \\d, \\w, \\pL, [[:digit:]], (?P<name>…), no look-around or back-references), case-sensitive ((?i) for ignoring case), matched line by line. " +
     "Results are grouped by file (relative to `path`), files in path order, lines ascending, at most `limit` " +
     "matches in all. Like ripgrep, hidden files, .gitignored files and binary files are skipped. `include` " +
     "globs match a file's name ('*.py') or, with a '/', its path under `path`.",

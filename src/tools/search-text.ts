@@ -1,6 +1,7 @@
 import { ToolFailure } from "../core/errors.ts";
 import type { ToolContext } from "../core/profile.ts";
 import type { GlobTest } from "./glob.ts";
+import { compileLineMatcher } from "./rust-regex.ts";
 import { decodeText, textLines } from "./text.ts";
 import { walkWorkspace } from "./walk.ts";
 
@@ -40,41 +41,11 @@ export interface SearchResult {
 }
 
 /**
- * Compiles a search pattern the way ripgrep reads it, in JavaScript: literal text is escaped,
- * Rust's leading inline flags ((?i), (?s), (?m)) become RegExp flags, and a pattern that only
- * Unicode mode rejects (e.g. "\-") is retried without it. Bad patterns are invalid_pattern.
+ * Searches text files under a folder line by line with ripgrep's regex engine (rust-regex.ts),
+ * ordered by path then line, binaries skipped.
  */
-export function compileSearchPattern(
-  pattern: string,
-  options: { regex: boolean; caseSensitive: boolean },
-): RegExp {
-  let source = options.regex ? pattern : pattern.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
-  let flags = options.caseSensitive ? "" : "i";
-  const inline = /^\(\?([imsx]+)\)/u.exec(source);
-  if (options.regex && inline) {
-    source = source.slice(inline[0].length);
-    for (const flag of inline[1]!)
-      if ((flag === "i" || flag === "s" || flag === "m") && !flags.includes(flag)) flags += flag;
-  }
-  try {
-    return new RegExp(source, `${flags}u`);
-  } catch {
-    try {
-      return new RegExp(source, flags);
-    } catch (error) {
-      throw new ToolFailure(
-        "invalid_pattern",
-        `The search pattern is not a valid regular expression: ${(error as Error).message}. Escape special characters, or search for literal text.`,
-        { pattern },
-      );
-    }
-  }
-}
-
-/** Searches text files under a folder line by line, ordered by path then line, binaries skipped. */
 export async function searchText(context: ToolContext, options: SearchOptions): Promise<SearchResult> {
-  const regex = compileSearchPattern(options.pattern, options);
-  const anywhere = new RegExp(regex.source, `${regex.flags}m`);
+  const matcher = await compileLineMatcher(options.pattern, options);
   const contextLines = options.contextLines ?? 0;
   const countLimit = options.countLimit ?? 100_000;
   const include = options.include ?? (() => true);
@@ -95,11 +66,11 @@ export async function searchText(context: ToolContext, options: SearchOptions): 
     const text = decodeText(bytes);
     if (text === null) continue;
     result.filesSearched++;
-    if (!anywhere.test(text)) continue;
+    if (!matcher.mayMatch(text)) continue;
     const lines = textLines(text);
     let found = false;
     for (let index = 0; index < lines.length; index++) {
-      if (!regex.test(lines[index]!)) continue;
+      if (!matcher.test(lines[index]!)) continue;
       found = true;
       result.totalMatches++;
       if (result.matches.length < options.maxMatches) {

@@ -78,7 +78,7 @@ const glob: AnyTool = {
 const grep: AnyTool = {
   name: "grep",
   description:
-    "Search file contents with a regular expression (JavaScript syntax; ripgrep's inline flags like (?i) work). Hidden and .gitignore'd files are skipped, as ripgrep does; binary files are skipped.",
+    "Search file contents with a regular expression in ripgrep's syntax (Rust regex: \\pL, [[:digit:]], (?P<name>…), inline flags such as (?i); no look-around or back-references; linear time). Hidden and .gitignore'd files are skipped, as ripgrep does; binary files are skipped.",
   inputSchema: {
     type: "object",
     properties: {

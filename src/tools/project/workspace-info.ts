@@ -69,7 +69,7 @@ function probeScript(names: string[]): string {
 function versionOf(output: string): string | null {
   const line = output.trim();
   if (line === "" || /not found|not available|No such file|command not/iu.test(line)) return null;
-  // It exists but has no --version flag (just-bash's rg, jq, sqlite3): present, version unknown.
+  // It exists but has no --version flag (just-bash's rg, sqlite3): present, version unknown.
   if (/unrecognized option|unknown option|invalid option|usage:/iu.test(line)) return "available";
   return line.length > 120 ? `${line.slice(0, 120)}…` : line;
 }

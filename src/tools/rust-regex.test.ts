@@ -1,0 +1,120 @@
+import { describe, expect, it } from "vitest";
+import { createEmbeddedRuntime } from "../host/create-runtime.ts";
+import { readReferenceSuite } from "../test-support/reference-suites.ts";
+
+interface RipgrepCase {
+  id: string;
+  regex: string;
+  lines: string[];
+  rg: { lines?: number[]; error?: string };
+  rgIgnoreCase: { lines?: number[]; error?: string };
+  rgDisagreesWithCrate?: string[];
+}
+
+type Outcome = { lines: number[] } | { error: string };
+
+/**
+ * rust-lang/regex's testdata through ripgrep 13 (../shared/reference-suites/peer-suites/
+ * ripgrep-cases.json): each haystack line is a file of its own, searched by the three tools that
+ * promise ripgrep; the lines they report are the lines ripgrep reported (agentbench's search is
+ * case-insensitive, so it is held to `rg -i`).
+ */
+const TOOLS: {
+  profile: string;
+  ignoreCase: boolean;
+  call: (pattern: string) => { tool: string; params: Record<string, unknown> };
+  files: (envelope: Record<string, unknown>) => string[];
+}[] = [
+  {
+    profile: "agentbench",
+    ignoreCase: true,
+    call: (pattern) => ({
+      tool: "search",
+      params: { query: pattern, is_regex: true, context_lines: 0, max_results: 1000 },
+    }),
+    files: (envelope) =>
+      ((envelope.data as { matches: { file: string }[] }).matches ?? []).map((match) => match.file),
+  },
+  {
+    profile: "toolrouter",
+    ignoreCase: false,
+    call: (pattern) => ({
+      tool: "grep_files",
+      params: { pattern, path: ".", include: null, limit: 1000 },
+    }),
+    files: (envelope) =>
+      ((envelope as { results?: { file: string }[] }).results ?? []).map((group) => group.file),
+  },
+  {
+    profile: "baseagent",
+    ignoreCase: false,
+    call: (pattern) => ({ tool: "grep_files", params: { pattern, limit: 1000 } }),
+    files: (envelope) => {
+      const output = (envelope as { output?: string }).output ?? "";
+      return output === "No matches found." ? [] : output.split("\n");
+    },
+  },
+];
+
+function failed(envelope: Record<string, unknown>): boolean {
+  return envelope.status === "error" || envelope.success === false || (envelope.error ?? null) !== null;
+}
+
+describe("ripgrep's regex engine in the search tools (Rust regex testdata, ripgrep 13 as the oracle)", () => {
+  it("reports the lines ripgrep reports, for all 421 patterns × 3 tools", async () => {
+    const suite = readReferenceSuite<{ cases: RipgrepCase[] }>("peer-suites", "ripgrep-cases.json");
+    const cases = suite.cases.filter((entry) => !entry.rgDisagreesWithCrate);
+    expect(cases.length).toBe(421);
+    const runtime = await createEmbeddedRuntime();
+    const root = runtime.sandbox.workspaceRoot;
+    const differences: string[] = [];
+    let passed = 0;
+    for (const entry of cases) {
+      await runtime.sandbox.rm(`${root}/h`, { recursive: true, force: true }).catch(() => undefined);
+      await runtime.sandbox.mkdir(`${root}/h`, { recursive: true });
+      for (const [index, line] of entry.lines.entries()) {
+        await runtime.sandbox.writeFile(`${root}/h/${String(index + 1).padStart(3, "0")}.txt`, `${line}\n`);
+      }
+      for (const tool of TOOLS) {
+        const { tool: name, params } = tool.call(entry.regex);
+        const envelope = (await runtime.call(tool.profile, { tool: name, params })) as Record<
+          string,
+          unknown
+        >;
+        const want = tool.ignoreCase ? entry.rgIgnoreCase : entry.rg;
+        let got: Outcome;
+        if (failed(envelope)) got = { error: JSON.stringify(envelope.error ?? envelope) };
+        else {
+          got = {
+            lines: tool
+              .files(envelope)
+              .map((file) => Number(/(\d+)\.txt$/u.exec(file)?.[1]))
+              .sort((a, b) => a - b),
+          };
+        }
+        const ok = want.error
+          ? "error" in got
+          : "lines" in got && JSON.stringify(got.lines) === JSON.stringify(want.lines);
+        if (ok) passed++;
+        else
+          differences.push(
+            `${entry.id} ${tool.profile} ${JSON.stringify(entry.regex)}: got ${JSON.stringify(got).slice(0, 200)}, rg ${JSON.stringify(want)}`,
+          );
+      }
+    }
+    // All 1,263 agree today; README lists any difference kept on purpose.
+    expect(differences, `${passed} of ${cases.length * 3}`).toEqual([]);
+    expect(passed).toBe(1263);
+  }, 600_000);
+
+  it("never hangs: (a+)+$ against 40 a's and a b answers at once", async () => {
+    const runtime = await createEmbeddedRuntime({ files: { "a.txt": `${"a".repeat(40)}b\n` } });
+    const started = performance.now();
+    const envelope = (await runtime.call("toolrouter", {
+      tool: "grep_files",
+      params: { pattern: "(a+)+$", path: ".", include: null, limit: 10 },
+    })) as { results: unknown[] };
+    expect(envelope.results).toEqual([]);
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});
