@@ -51,6 +51,23 @@ describe("worker API", () => {
     expect(tools.find((tool) => tool.name === "run")).toMatchObject({ kind: "command", approval: "auto" });
   });
 
+  it("prepare() makes the first workspace before boot (which opens it, once); a later visit opens the current one", async () => {
+    const database = `toolroom-test-${++databases}`;
+    const api = createWorkerApi({ database });
+    await api.prepare(seed);
+    const store = await WorkspaceStore.open(database);
+    expect((await store.listWorkspaces()).map((workspace) => workspace.name)).toEqual(["Starter"]);
+    const booted = await api.boot(embedded);
+    expect((await store.listWorkspaces()).map((workspace) => workspace.id)).toEqual([booted.workspace.id]);
+    expect((await api.listFiles()).map((file) => file.path)).toContain("src/app.js");
+
+    const next = createWorkerApi({ database });
+    await next.prepare({ ...seed, name: "Another" });
+    expect((await next.boot(embedded)).workspace.id).toBe(booted.workspace.id);
+    expect(await store.listWorkspaces()).toHaveLength(1);
+    store.close();
+  });
+
   it("keeps symbols_index's parses across a reload: a file parsed before is not parsed again", async () => {
     const { api, reload } = await setup();
     await api.call("agentbench", {

@@ -90,6 +90,11 @@ export interface BootOptions {
 export interface WorkerApi {
   /** `port` (a comlink proxy, so a top-level argument) reaches a sandbox on the main thread. */
   boot(options: BootOptions, port?: Remote<SandboxPort>): Promise<BootResult>;
+  /**
+   * Chooses the workspace the next boot opens (on a first visit, makes it from `firstWorkspace`)
+   * while the page is still picking the sandbox, so the two overlap. Optional; boot does it if not.
+   */
+  prepare(firstWorkspace: WorkspaceSeed): Promise<void>;
   /** A no-op round trip: what the watchdog and the bench measure. */
   ping(): Promise<number>;
 
@@ -452,6 +457,14 @@ export function createWorkerApi(
     return { boot, replay: await replays!.start(session, current()) };
   };
   const profileNames = ALL_PROFILES.map((profile) => profile.name);
+  /** The workspace boot opens: the current one, else the first, else a new one from the seed. */
+  const workspaceToOpen = async (store: WorkspaceStore, seed: WorkspaceSeed): Promise<WorkspaceMeta> => {
+    const workspaces = await store.listWorkspaces();
+    const wanted = await store.getSetting<string>("currentWorkspace");
+    return workspaces.find((candidate) => candidate.id === wanted) ?? workspaces[0] ?? (await create(seed));
+  };
+  /** Chosen (and on a first visit made) by prepare() while the page still picks the sandbox. */
+  let preparing: Promise<WorkspaceMeta> | undefined;
 
   const api: WorkerApi = {
     async boot(options, port) {
@@ -465,13 +478,16 @@ export function createWorkerApi(
       remotePort = options.sandbox === "remote" ? port : undefined;
       remote = undefined;
       stops = options.stops ? StopBoard.attach(options.stops) : undefined;
-      const workspaces = await store.listWorkspaces();
-      const wanted = await store.getSetting<string>("currentWorkspace");
+      const prepared = preparing;
+      preparing = undefined;
       const meta =
-        workspaces.find((candidate) => candidate.id === wanted) ??
-        workspaces[0] ??
-        (await create(options.firstWorkspace));
+        (await prepared?.catch(() => undefined)) ?? (await workspaceToOpen(store, options.firstWorkspace));
       return open(meta, options.interrupted);
+    },
+
+    async prepare(firstWorkspace) {
+      preparing ??= openStore().then((store) => workspaceToOpen(store, firstWorkspace));
+      await preparing.catch(() => undefined);
     },
 
     async ping() {

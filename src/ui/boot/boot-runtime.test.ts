@@ -11,7 +11,7 @@ function fakeHost() {
   });
   const host = {
     setApprovalPrompt: async () => undefined,
-    api: { settings: { get: async () => DEFAULT_SETTINGS } },
+    api: { settings: { get: async () => DEFAULT_SETTINGS }, prepare: async () => undefined },
     boot: () => booted,
   } as unknown as WorkerHost;
   return { host, finish };

@@ -80,6 +80,9 @@ export class EarlyBoot {
 
   private async run(): Promise<RuntimeBoot> {
     const host = this.host;
+    const firstWorkspace = seedFromStarter("node", "Node starter");
+    // The worker chooses (on a first visit, makes) the workspace while the sandbox is picked here.
+    host.api.prepare(firstWorkspace).catch(() => undefined);
     this.step("Checking what this browser offers");
     const support = detectBrowserSupport();
     this.emit("support", describeSupport(support));
@@ -118,10 +121,7 @@ export class EarlyBoot {
       this.step(`Using the embedded sandbox: ${reason}`, settings.backend === "embedded" ? "info" : "warn");
     }
     this.step("Loading the workspace from this browser's storage");
-    const boot = await host.boot(
-      { sandbox: port ? "remote" : "embedded", firstWorkspace: seedFromStarter("node", "Node starter") },
-      port,
-    );
+    const boot = await host.boot({ sandbox: port ? "remote" : "embedded", firstWorkspace }, port);
     performance.mark("toolroom:booted");
     return { settings, backend: { reason, choice: settings.backend }, boot };
   }
