@@ -35,6 +35,17 @@ class Unbound {
 }
 type Slot = Scalar | AwkArray | Unbound;
 
+interface Stream {
+  text: string;
+  position: number;
+}
+
+/** Output sent to a command (print | "sort"): run by the shell when closed or at the end. */
+export interface PipedOutput {
+  command: string;
+  input: string;
+}
+
 export class AwkFatal extends Error {
   constructor(
     message: string,
@@ -79,10 +90,15 @@ export interface AwkRunOptions {
   stop?: StopCheck;
   /** Iterations any one loop may run. */
   loopLimit?: number;
+  /** print | command is collected for the caller to run (the shell); otherwise it is an error. */
+  pipes?: boolean;
 }
 
 export interface AwkResult {
+  /** What awk itself printed (without what was piped to commands). */
   stdout: string;
+  /** stdout in order, with each piped command's input where its output belongs. */
+  output: (string | PipedOutput)[];
   stderr: string;
   exitCode: number;
   /** What print > file wrote, by file name (the shell writes them). */
@@ -108,7 +124,9 @@ class Interpreter {
   private record = "";
   private fields: string[] | null = null;
   private fieldValues: (StrNum | string)[] | null = null;
-  private readonly out: string[] = [];
+  private readonly out: (string | PipedOutput)[] = [];
+  /** Printed but not yet flushed: a command's output started later comes before it. */
+  private readonly pending: string[] = [];
   private readonly err: string[] = [];
   private readonly written = new Map<string, string[]>();
   private readonly regexes = new Map<string, PosixRegex>();
@@ -120,8 +138,11 @@ class Interpreter {
   private callDepth = 0;
   // Input state.
   private argIndex = 1;
-  private inputText: string | null = null;
-  private inputPosition = 0;
+  private input: Stream | null = null;
+  /** getline < file: each file's read position, until close(). */
+  private readonly fileStreams = new Map<string, Stream>();
+  /** print | command: what each open command was sent. */
+  private readonly pipes = new Map<string, string[]>();
   private haveInput = false;
   private inEnd = false;
 
@@ -169,10 +190,12 @@ class Interpreter {
         this.exitCode = 2;
       } else throw error;
     }
+    this.flush();
     const written = new Map<string, string>();
     for (const [name, chunks] of this.written) written.set(name, chunks.join(""));
     return {
-      stdout: this.out.join(""),
+      stdout: this.out.filter((part) => typeof part === "string").join(""),
+      output: this.out,
       stderr: this.err.join(""),
       exitCode: this.exitCode,
       written,
@@ -200,7 +223,7 @@ class Interpreter {
           } catch (signal) {
             if (signal === NEXT) continue;
             if (signal === NEXT_FILE) {
-              this.inputText = null;
+              this.input = null;
               continue;
             }
             throw signal;
@@ -216,6 +239,26 @@ class Interpreter {
     } catch (signal) {
       if (signal !== EXIT) throw signal;
     }
+    // At the end the commands are closed first, then awk's own buffered output is written.
+    for (const [command, chunks] of this.pipes) this.out.push({ command, input: chunks.join("") });
+    this.pipes.clear();
+  }
+
+  /** close(): a pipe's command runs now (its output goes here); a file is read again from its start. */
+  private closePipe(name: string): number {
+    const chunks = this.pipes.get(name);
+    this.fileStreams.delete(name);
+    if (!chunks) return -1;
+    this.pipes.delete(name);
+    this.flush();
+    this.out.push({ command: name, input: chunks.join("") });
+    return 0;
+  }
+
+  /** awk's buffered output goes out (before a command starts or is closed, and at the end). */
+  private flush(): void {
+    this.out.push(...this.pending);
+    this.pending.length = 0;
   }
 
   private ruleMatches(rule: Rule, index: number): boolean {
@@ -269,8 +312,7 @@ class Interpreter {
       this.exitCode = 2;
       return this.openNextInput();
     }
-    this.inputText = text;
-    this.inputPosition = 0;
+    this.input = { text, position: 0 };
     this.globals.set("FILENAME", name === "-" ? "" : name);
     this.globals.set("FNR", 0);
     return true;
@@ -279,16 +321,17 @@ class Interpreter {
   /** The next record of the main input, or null at its end. */
   private readRecord(): string | null {
     for (;;) {
-      if (this.inputText === null && !this.openNextInput()) return null;
-      const record = this.splitRecord();
+      if (this.input === null && !this.openNextInput()) return null;
+      const record = this.splitRecord(this.input!);
       if (record !== null) return record;
-      this.inputText = null;
+      this.input = null;
     }
   }
 
-  private splitRecord(): string | null {
-    const text = this.inputText!;
-    let at = this.inputPosition;
+  /** The next record of a stream as RS says (one character, "" for paragraphs, or a regex). */
+  private splitRecord(stream: Stream): string | null {
+    const { text } = stream;
+    let at = stream.position;
     const rs = this.toStr(this.getVar("RS"));
     if (rs === "") {
       while (at < text.length && text[at] === "\n") at++;
@@ -299,24 +342,24 @@ class Interpreter {
       const end = found ? found.index : text.length;
       let record = text.slice(at, end);
       if (!found) record = record.replace(/\n+$/u, "");
-      this.inputPosition = found ? found.index + found[0].length : text.length;
+      stream.position = found ? found.index + found[0].length : text.length;
       this.globals.set("RT", found ? found[0] : "");
       return record;
     }
     if (at >= text.length) return null;
     if (rs.length === 1) {
       const end = text.indexOf(rs, at);
-      this.inputPosition = end < 0 ? text.length : end + 1;
+      stream.position = end < 0 ? text.length : end + 1;
       this.globals.set("RT", end < 0 ? "" : rs);
       return text.slice(at, end < 0 ? text.length : end);
     }
     const found = execPosix(this.regex(rs), text, at);
     if (!found || found.end === found.index) {
-      this.inputPosition = text.length;
+      stream.position = text.length;
       this.globals.set("RT", "");
       return text.slice(at);
     }
-    this.inputPosition = found.end;
+    stream.position = found.end;
     this.globals.set("RT", text.slice(found.index, found.end));
     return text.slice(at, found.index);
   }
@@ -679,14 +722,28 @@ class Interpreter {
       text = parts.join(this.toStr(this.getVar("OFS"))) + this.toStr(this.getVar("ORS"));
     }
     if (!redirect) {
-      this.out.push(text);
+      this.pending.push(text);
       return;
     }
     const target = this.toStr(this.evaluate(redirect.target));
-    if (redirect.op === "|" || redirect.op === "|&") {
-      throw new AwkFatal(`cmd. line:1: fatal: print to a command ("${target}") is not supported here`);
+    if (redirect.op === "|&") {
+      throw new AwkFatal(`cmd. line:1: fatal: co-processes (|&) are not supported here ("${target}")`);
     }
-    if (target === "/dev/stdout" || target === "-") this.out.push(text);
+    if (redirect.op === "|") {
+      if (!this.options.pipes) {
+        throw new AwkFatal(`cmd. line:1: fatal: print to a command ("${target}") is not supported here`);
+      }
+      let chunks = this.pipes.get(target);
+      if (!chunks) {
+        // gawk flushes its own output before it starts a command.
+        this.flush();
+        chunks = [];
+        this.pipes.set(target, chunks);
+      }
+      chunks.push(text);
+      return;
+    }
+    if (target === "/dev/stdout" || target === "-") this.pending.push(text);
     else if (target === "/dev/stderr") this.err.push(text);
     else {
       const chunks = this.written.get(target) ?? [];
@@ -845,14 +902,36 @@ class Interpreter {
   }
 
   private getline(expr: Extract<Expr, { type: "getline" }>): Scalar {
-    if (expr.command || expr.file) {
-      throw new AwkFatal("cmd. line:1: fatal: getline from a file or a command is not supported here");
+    if (expr.command) {
+      throw new AwkFatal("cmd. line:1: fatal: getline from a command is not supported here");
     }
+    if (expr.file) return this.getlineFromFile(this.toStr(this.evaluate(expr.file)), expr.target);
     const record = this.readRecord();
     if (record === null) return 0;
     this.increment("NR");
     this.increment("FNR");
     if (expr.target) this.assign(expr.target, new StrNum(record));
+    else this.setRecord(record);
+    return 1;
+  }
+
+  /** getline [var] < file: from the files read ahead; NR and FNR stay. -1 when it cannot be read. */
+  private getlineFromFile(name: string, target: Expr | null): Scalar {
+    let stream = this.fileStreams.get(name);
+    if (!stream) {
+      const text = this.options.files.get(name === "/dev/stdin" ? "-" : name);
+      if (text === undefined) {
+        throw new AwkFatal(
+          `cmd. line:1: fatal: getline < "${name}": only files named in the program or on the command line can be read here`,
+        );
+      }
+      if (text === null) return -1;
+      stream = { text, position: 0 };
+      this.fileStreams.set(name, stream);
+    }
+    const record = this.splitRecord(stream);
+    if (record === null) return 0;
+    if (target) this.assign(target, new StrNum(record));
     else this.setRecord(record);
     return 1;
   }
@@ -1006,6 +1085,7 @@ class Interpreter {
       case "system":
         throw new AwkFatal("cmd. line:1: fatal: system() cannot run commands here");
       case "close":
+        return this.closePipe(this.argString(args, 0));
       case "fflush":
         return 0;
       case "and":

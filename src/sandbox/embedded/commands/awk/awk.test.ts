@@ -203,6 +203,13 @@ const MANUAL: DifferentialCase[] = [
   ["-F", "|", "{ print $2 }", "pipes"],
   ['BEGIN { FS = "|" } { print $1 "-" $3 }', "pipes"],
   ['BEGIN { FS = "." } { print NF }', "pipes"],
+  [
+    'BEGIN { while ((getline line < "csv") > 0) n++; print n, NR; close("csv"); getline line < "csv"; print line }',
+    "emp",
+  ],
+  ['NR == 1 { getline < "csv"; print $0, NF, NR }', "emp"],
+  ['BEGIN { print (getline x < "nonexistent") }', "emp"],
+  ['BEGIN { while ((getline l < ARGV[1]) > 0) print "got", l }', "semi"],
   // Malformed programs: gawk's status and a message on stderr.
   ["BEGIN { print ( }", "emp"],
   ["{ print $1", "emp"],
@@ -277,10 +284,29 @@ describe("awk: what the shell and the tool rely on", () => {
 
   it("says plainly what it cannot do here instead of answering wrong", () => {
     expect(run('BEGIN { "date" | getline d }', "").stderr).toMatch(
-      /getline from a file or a command is not supported/u,
+      /getline from a command is not supported/u,
+    );
+    expect(run('BEGIN { getline x < "other.txt" }', "").stderr).toMatch(/only files named in the program/u);
+    expect(run('{ print | "sort" }', "a\n").stderr).toMatch(
+      /print to a command \("sort"\) is not supported/u,
     );
     expect(run('BEGIN { system("ls") }', "").stderr).toMatch(/system\(\) cannot run commands here/u);
   });
+
+  it("runs print | command in the shell when closed or at the end, as gawk orders it", async () => {
+    const { EmbeddedSandbox } = await import("../../embedded-sandbox.ts");
+    const sandbox = await EmbeddedSandbox.create();
+    await sandbox.writeFile("/workspace/n.txt", "3\n1\n2\n");
+    const script = `awk '{ print | "sort" } END { close("sort"); print "done" }' n.txt; awk '{ print | "sort -r" } END { print "first" }' n.txt`;
+    const result = await sandbox.exec(script, { cwd: "/workspace" });
+    expect(result).toMatchObject({ exitCode: 0, stdout: "1\n2\n3\ndone\n3\n2\n1\nfirst\n" });
+    // gawk flushes its own output before a command starts and before one is closed.
+    const order = await sandbox.exec(
+      `awk 'BEGIN { print "a"; print "b" | "cat"; print "c"; close("cat"); print "d"; print "e" | "cat"; print "f" }'`,
+      { cwd: "/workspace" },
+    );
+    expect(order.stdout).toBe("a\nc\nb\nd\ne\nf\n");
+  }, 60_000);
 
   it("writes print > file to the shell's files", async () => {
     const { createCommandContext, InMemoryFs } = await import("just-bash");

@@ -92,6 +92,7 @@ export interface AwkRunRequest {
   environment?: Record<string, string>;
   stop?: StopCheck;
   loopLimit?: number;
+  pipes?: boolean;
 }
 
 export function runAwk(request: AwkRunRequest): AwkResult {
@@ -104,6 +105,7 @@ export function runAwk(request: AwkRunRequest): AwkResult {
     ...(request.fieldSeparator !== undefined ? { fieldSeparator: request.fieldSeparator } : {}),
     ...(request.stop ? { stop: request.stop } : {}),
     ...(request.loopLimit !== undefined ? { loopLimit: request.loopLimit } : {}),
+    ...(request.pipes ? { pipes: true } : {}),
   });
 }
 
@@ -166,6 +168,15 @@ export async function runAwkCommand(args: string[], ctx: ResolvedCommandContext)
     if (/^[A-Za-z_][A-Za-z0-9_]*=/u.test(operand) || files.has(operand)) continue;
     files.set(operand, await read(operand));
   }
+  // getline < "file" reads ahead what the program names: the shell's files are read asynchronously.
+  if (source.includes("getline")) {
+    const literals = [...source.matchAll(/"((?:[^"\\\n]|\\.)*)"/gu)].map((match) => match[1]!).slice(0, 64);
+    for (const name of literals) {
+      if (name === "" || files.has(name) || name.includes("\\")) continue;
+      // A name that is not a readable file makes getline return -1, as it does in gawk.
+      files.set(name, await read(name));
+    }
+  }
   const environment: Record<string, string> = {};
   for (const [key, value] of ctx.env) environment[key] = value;
   const result = runAwk({
@@ -177,18 +188,35 @@ export async function runAwkCommand(args: string[], ctx: ResolvedCommandContext)
     environment,
     stop: shellStopCheck(ctx),
     loopLimit: ctx.limits?.maxAwkIterations,
+    pipes: ctx.exec !== undefined,
   });
+  // print | "command": each command runs once closed (or at the end), its output in its place.
+  let stdout = "";
+  let stderr = result.stderr;
+  for (const part of result.output) {
+    if (typeof part === "string") {
+      stdout += part;
+      continue;
+    }
+    const run = await ctx.exec!(part.command, {
+      cwd: ctx.cwd,
+      stdin: part.input,
+      signal: ctx.signal,
+    } as never);
+    stdout += run.stdout;
+    stderr += run.stderr;
+  }
   for (const [name, text] of result.written) {
     await ctx.fs.writeFile(ctx.fs.resolvePath(ctx.cwd, name), text);
   }
   if (result.stopped) {
     return {
-      stdout: result.stdout,
-      stderr: result.stderr + stopMessage("awk", result.stopped),
+      stdout,
+      stderr: stderr + stopMessage("awk", result.stopped),
       exitCode: STOP_EXIT[result.stopped],
     };
   }
-  return { stdout: result.stdout, stderr: result.stderr, exitCode: result.exitCode };
+  return { stdout, stderr, exitCode: result.exitCode };
 }
 
 export function awkCommands(): Command[] {
