@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
-import { MemoryArtifacts } from "../core/artifacts.ts";
+import type { ArtifactStore } from "../core/artifacts.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import { type CallOutcome, Runtime } from "../core/runtime.ts";
 import { gitShellCommand } from "../host/git-command.ts";
@@ -72,9 +72,8 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
     mtimeMs: rootStat.mtimeMs,
   });
 
-  const artifacts = new MemoryArtifacts();
   const artifactsFolder = options.artifacts ? new ArtifactsFolder(options.artifacts, warn) : undefined;
-  if (artifactsFolder) artifacts.onPut((path) => artifactsFolder.put(path, artifacts.get(path)!));
+  const artifacts = new PassedOnArtifacts(artifactsFolder);
   const runtime = new Runtime({
     sandbox,
     profiles: [...PROFILES],
@@ -85,6 +84,8 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
     // Commits name the user as their own git config does when the repository's names nobody.
     settings: { networkAllowList: options.networkAllowList, gitIdentity: await hostGitIdentity() },
     fetch: (input, init) => fetch(input, init),
+    // Nothing restores here: keeping every version of every file written would only grow.
+    keepCheckpoints: false,
   });
   const events = options.events ? await EventsFile.open(options.events, warn) : undefined;
   if (events) runtime.subscribe((event) => events.write(`${JSON.stringify(event)}\n`));
@@ -124,4 +125,28 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
       return end.exitCode();
     },
   };
+}
+
+/**
+ * The command line's artifacts go to --artifacts DIR as they are made, and nowhere without it:
+ * none is kept in memory, where every call's full logs (up to the output cap each) piled up for
+ * as long as a batch or an MCP session ran. Nothing here reads one back.
+ */
+class PassedOnArtifacts implements ArtifactStore {
+  private readonly paths = new Set<string>();
+
+  constructor(private readonly folder: ArtifactsFolder | undefined) {}
+
+  put(path: string, content: string | Uint8Array): void {
+    this.paths.add(path);
+    this.folder?.put(path, content);
+  }
+
+  get(): Uint8Array | undefined {
+    return undefined;
+  }
+
+  list(): string[] {
+    return [...this.paths].sort();
+  }
 }

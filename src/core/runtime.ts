@@ -65,6 +65,12 @@ export interface RuntimeOptions {
   settings?: Partial<RuntimeSettings>;
   /** Record before/after of each mutating call (file_changed events, checkpoints). Default true. */
   trackChanges?: boolean;
+  /**
+   * Keep each call's checkpoint (the before and after of every file it changed) for restoreBefore.
+   * Default true; a host that never restores (the CLI) passes false, or a long session holds every
+   * version of every file it wrote (ten rewrites of a 100 MB file: 2.4 GB).
+   */
+  keepCheckpoints?: boolean;
   /** Awaited after each mutating call and before its envelope is returned: nothing acknowledged is lost. */
   persist?: () => Promise<void>;
   /** Extra time past a tool's deadline before the runtime itself gives up on it. */
@@ -131,6 +137,7 @@ export class Runtime {
   private readonly approvalOverrides: Record<string, Record<string, ApprovalMode>>;
   private readonly fetch: FetchLike | undefined;
   private readonly trackChanges: boolean;
+  private readonly keepCheckpoints: boolean;
   private readonly persist: (() => Promise<void>) | undefined;
   private readonly graceMs: number;
   private readonly services: ServiceRegistry;
@@ -160,6 +167,7 @@ export class Runtime {
     this.fetch = options.fetch;
     this.settings = { networkAllowList: [], ...options.settings };
     this.trackChanges = options.trackChanges ?? true;
+    this.keepCheckpoints = options.keepCheckpoints ?? true;
     this.persist = options.persist;
     this.graceMs = options.deadlineGraceMs ?? 1000;
     // Git's setup (config, hooks, attributes) runs commands on the person's machine: no call changes it.
@@ -361,7 +369,7 @@ export class Runtime {
           this.events.emit(event.type, { request_id: requestId, tool: tool.name, data: event.data });
         reported.length = 0;
         if (changes.length > 0) {
-          this.checkpoints.push({ step, requestId, tool: tool.name, changes });
+          if (this.keepCheckpoints) this.checkpoints.push({ step, requestId, tool: tool.name, changes });
           this.emitChanges(requestId, tool.name, changes);
           await this.persist?.();
         }
