@@ -1,6 +1,7 @@
 import { expose, proxy, wrap } from "comlink";
 import { afterAll, describe, expect, it } from "vitest";
 import { EmbeddedSandbox } from "./embedded/embedded-sandbox.ts";
+import { createNodeCommands } from "./embedded/node/index.ts";
 import { RemoteSandbox, type SandboxPort, sandboxPort } from "./port.ts";
 import { describeSandboxContract } from "./sandbox-contract.ts";
 import { isSandboxError } from "./types.ts";
@@ -17,7 +18,8 @@ afterAll(() => {
 async function connected(): Promise<RemoteSandbox> {
   const channel = new MessageChannel();
   channels.push(channel);
-  expose(proxy(sandboxPort(await EmbeddedSandbox.create())), channel.port1);
+  // With node, as the app builds it: the contract runs node programs in live sessions.
+  expose(proxy(sandboxPort(await EmbeddedSandbox.create({ commands: createNodeCommands() }))), channel.port1);
   return RemoteSandbox.connect(wrap<SandboxPort>(channel.port2));
 }
 
