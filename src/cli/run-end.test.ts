@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TEMP_NAME } from "./host-folder.ts";
 
 /** How a run ends when told to from outside: real child processes, real signals. */
 
@@ -127,6 +128,34 @@ describe("a batch run told to stop", () => {
     expect(readFileSync(join(dir, "done.txt"), "utf8")).toBe("done\n");
     expect(run.stderr()).toMatch(/write-back: 1 written \(done\.txt\)/u);
   }, 90_000);
+});
+
+describe("a signal during write-back", () => {
+  it("is said and not obeyed: write-back finishes every file, then the run exits 143", async () => {
+    const big = Buffer.alloc(60 * 1024 * 1024, "a");
+    // Write-back must be under way when the signal comes: retried when it was over first.
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const dir = folder();
+      writeFileSync(join(dir, "big.bin"), big);
+      const run = start(["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"]);
+      run.child.stdin.end(call("echo x >> big.bin && echo b > b.txt"));
+      let exited = false;
+      void run.ended.then(() => {
+        exited = true;
+      });
+      while (!exited && !readdirSync(dir).some((name) => TEMP_NAME.test(name))) await pause(1);
+      if (exited) continue;
+      run.child.kill("SIGTERM");
+      const { code } = await run.ended;
+      expect(code, run.stderr()).toBe(143);
+      expect(run.stderr()).toMatch(/SIGTERM: still writing back; each file is written whole/u);
+      expect(readFileSync(join(dir, "big.bin")).length).toBe(big.length + 2);
+      expect(readFileSync(join(dir, "b.txt"), "utf8")).toBe("b\n");
+      expect(run.stderr()).toMatch(/write-back: 2 written/u);
+      return;
+    }
+    throw new Error("write-back was never caught under way in 4 attempts");
+  }, 180_000);
 });
 
 describe("an MCP run told to stop", () => {

@@ -42,9 +42,9 @@ export class RunEnd {
 
   /** Asks the run to stop; a second ask while a call is in its grace stops that call at once. */
   stop(reason: string): void {
+    if (this.writingBack)
+      this.warn(`${reason}: still writing back; each file is written whole, so this ends soon`);
     if (this.reason !== null) {
-      if (this.writingBack)
-        this.warn(`${reason}: still writing back; each file is written whole, so this ends soon`);
       this.hurrying.abort();
       return;
     }
