@@ -22,6 +22,8 @@ test.describe("keyboard", () => {
     page,
   }) => {
     await openApp(page);
+    // xterm is loaded after the page is ready; a click before it lands on an empty host.
+    await expect(page.getByTestId("terminal").locator(".xterm-rows")).toBeVisible();
     await page.getByTestId("terminal").click();
     await expect.poll(async () => (await focusPlace(page)).place).toBe("terminal");
     await page.keyboard.press("Alt+4");

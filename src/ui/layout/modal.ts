@@ -32,4 +32,4 @@ export function useModal(
 }
 
 /** Whether a modal dialog is open, for page-wide shortcuts that must not act behind it. */
-export const modalOpen = (): boolean => document.querySelector(".overlay") !== null;
+export const modalOpen = (): boolean => document.querySelector('[aria-modal="true"]') !== null;
