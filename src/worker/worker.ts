@@ -11,6 +11,8 @@ import { whenLoaded } from "./when-loaded.ts";
 performance.mark("toolroom:worker");
 const store = WorkspaceStore.open();
 store.catch(() => undefined);
+// The shell's 1.2 MB bundle is fetched now, beside the runtime, not once the runtime is parsed and asks for it.
+import("just-bash").catch(() => undefined);
 const api = Promise.all([
   import("./api.ts"),
   import("../sandbox/embedded/python/index.ts"),
