@@ -117,4 +117,25 @@ describe("ripgrep's regex engine in the search tools (Rust regex testdata, ripgr
     expect(envelope.results).toEqual([]);
     expect(performance.now() - started).toBeLessThan(10_000);
   });
+
+  it("sees every change between two searches: a rewrite of the same size, a new file, a removal, a shell edit", async () => {
+    const runtime = await createEmbeddedRuntime({ files: { "a.txt": "alpha\n" } });
+    const root = runtime.sandbox.workspaceRoot;
+    const count = async (query: string) =>
+      (
+        (await runtime.call("agentbench", { tool: "search", params: { query, context_lines: 0 } })) as {
+          data: { total_matches: number };
+        }
+      ).data.total_matches;
+    expect(await count("alpha")).toBe(1);
+    await runtime.sandbox.writeFile(`${root}/a.txt`, "gamma\n");
+    expect(await count("alpha")).toBe(0);
+    expect(await count("gamma")).toBe(1);
+    await runtime.sandbox.writeFile(`${root}/b.txt`, "alpha\n");
+    expect(await count("alpha")).toBe(1);
+    await runtime.sandbox.rm(`${root}/b.txt`);
+    expect(await count("alpha")).toBe(0);
+    await runtime.sandbox.exec("echo alpha > a.txt");
+    expect(await count("alpha")).toBe(1);
+  });
 });

@@ -5,8 +5,8 @@ import { ToolFailure } from "../core/errors.ts";
  * WebAssembly (the `rregex` package). Its syntax is ripgrep's (`\pL`, `[[:digit:]]`, `(?P<n>…)`,
  * `(?i)a(?-i)b`, `\A`, `\z`), its errors are ripgrep's ("regex parse error: … error: unclosed group"),
  * and it runs in linear time, so no pattern can hang a search. Lines are matched one at a time, as
- * ripgrep reports them; a literal the pattern cannot match without, and one pass of the whole
- * file, rule files out before any line is looked at.
+ * ripgrep reports them; a literal the pattern cannot match without (or else one pass of the whole
+ * file) rules files out before any line is looked at.
  */
 
 interface RRegexLike {
@@ -45,6 +45,11 @@ export interface LineMatcher {
   test(line: string): boolean;
   /** False when no line of this text can match (a required literal is missing, or the whole text does not match). */
   mayMatch(text: string): boolean;
+  /**
+   * When set, a text whose lower case (String.toLowerCase) lacks this cannot match: a cheaper first
+   * test over a kept lower-case copy (only for literals where lower-casing can lose no match).
+   */
+  lowerLiteral?: string;
 }
 
 export interface PatternOptions {
@@ -138,12 +143,25 @@ export async function compileLineMatcher(pattern: string, options: PatternOption
   // The literal comes from the pattern as written: (?i) turns literals into classes.
   const plain = options.caseSensitive ? hir : compile(module, body, pattern).syntax();
   const prefilter = literalPrefilter(requiredLiteral(plain), options.caseSensitive);
+  // A pattern that is only a literal needs no engine at all: the prefilter is the exact answer.
+  const literal = requiredLiteral(plain);
+  // toLowerCase maps every case variant of an ASCII letter to it, except ſ (which (?i) matches to s).
+  const lowerLiteral =
+    prefilter && literal && !options.caseSensitive && !/s/iu.test(literal)
+      ? { lowerLiteral: literal.toLowerCase() }
+      : {};
+  if (prefilter && plain.kind["@variant"] === "Literal")
+    return {
+      test: prefilter.test.bind(prefilter),
+      mayMatch: prefilter.test.bind(prefilter),
+      ...lowerLiteral,
+    };
   return {
+    ...lowerLiteral,
     test: (text) => (!prefilter || prefilter.test(text)) && line.isMatch(text),
-    mayMatch: (text) => {
-      if (prefilter && !prefilter.test(text)) return false;
-      return anchoredToText || whole.isMatch(text);
-    },
+    // With a literal, lines without it never reach the engine, so the literal alone rules files
+    // out; without one, a single pass of the whole file does (the engine costs per call).
+    mayMatch: (text) => (prefilter ? prefilter.test(text) : anchoredToText || whole.isMatch(text)),
   };
 }
 

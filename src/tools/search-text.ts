@@ -57,17 +57,20 @@ export async function searchText(context: ToolContext, options: SearchOptions): 
     filesWithMatches: [],
   };
 
-  const files = await searchableFiles(context, options);
-  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  for (const file of files) {
+  const lowerLiteral = matcher.lowerLiteral;
+  for (const { path, relative, file } of await searchableTexts(context, options)) {
     if (context.signal.aborted) break;
-    if (!include(file.relative)) continue;
-    const bytes = await context.sandbox.readFile(`${context.sandbox.workspaceRoot}/${file.path}`);
-    const text = decodeText(bytes);
+    if (!include(relative)) continue;
+    const text = file?.text ?? null;
     if (text === null) continue;
     result.filesSearched++;
+    if (lowerLiteral !== undefined) {
+      file!.lower ??= text.toLowerCase();
+      if (!file!.lower.includes(lowerLiteral)) continue;
+    }
     if (!matcher.mayMatch(text)) continue;
-    const lines = textLines(text);
+    file!.lines ??= textLines(text);
+    const lines = file!.lines;
     let found = false;
     for (let index = 0; index < lines.length; index++) {
       if (!matcher.test(lines[index]!)) continue;
@@ -75,7 +78,7 @@ export async function searchText(context: ToolContext, options: SearchOptions): 
       result.totalMatches++;
       if (result.matches.length < options.maxMatches) {
         result.matches.push({
-          path: file.path,
+          path,
           line: index + 1,
           text: lines[index]!,
           before: lines.slice(Math.max(0, index - contextLines), index),
@@ -86,13 +89,83 @@ export async function searchText(context: ToolContext, options: SearchOptions): 
       }
       if (result.totalMatches >= countLimit) break;
     }
-    if (found) result.filesWithMatches.push(file.path);
+    if (found) result.filesWithMatches.push(path);
     if (result.totalMatches >= countLimit) {
       result.truncated = true;
       break;
     }
   }
   return result;
+}
+
+/** Texts kept between searches, at most (a workspace past this is read each time). */
+const MAX_KNOWN_FILES = 50_000;
+
+interface KnownFile {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  /** null: binary or not UTF-8. */
+  text: string | null;
+  /** Made when first needed, and kept with the text. */
+  lines?: string[];
+  lower?: string;
+}
+interface Listing {
+  changes: number | undefined;
+  files: { path: string; relative: string }[];
+}
+
+/**
+ * The files to search, in path order, with their decoded text. Texts are kept per file version
+ * (size, mtime and inode unchanged: not read again), and while the sandbox's changeCount holds
+ * nothing has changed at all, so neither the walk nor a stat is repeated (git's fsmonitor idea).
+ */
+async function searchableTexts(
+  context: ToolContext,
+  options: SearchOptions,
+): Promise<{ path: string; relative: string; file: KnownFile | undefined }[]> {
+  const sandbox = context.sandbox;
+  const known = context.services.get("search.files", () => new Map<string, KnownFile>());
+  const listings = context.services.get("search.listings", () => new Map<string, Listing>());
+  const key = `${options.root}\0${options.skipHidden ?? true}\0${options.gitignore ?? true}`;
+  const changes = sandbox.changeCount?.();
+  let listing = listings.get(key);
+  const fresh = listing !== undefined && changes !== undefined && listing.changes === changes;
+  if (!fresh) {
+    const files = await searchableFiles(context, options);
+    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const stale: { path: string; size: number; mtimeMs: number; ino: number }[] = [];
+    for (const { path } of files) {
+      const stat = await sandbox.stat(`${sandbox.workspaceRoot}/${path}`);
+      const record = known.get(path);
+      if (
+        !record ||
+        record.size !== stat.size ||
+        record.mtimeMs !== stat.mtimeMs ||
+        record.ino !== stat.ino
+      ) {
+        stale.push({ path, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino ?? -1 });
+      }
+    }
+    const seen = new Set(files.map(({ path }) => path));
+    const under = options.root === "" ? "" : `${options.root}/`;
+    for (const path of known.keys()) {
+      if ((path.startsWith(under) || path === options.root) && !seen.has(path)) known.delete(path);
+    }
+    const contents = await Promise.all(
+      stale.map(({ path }) => sandbox.readFile(`${sandbox.workspaceRoot}/${path}`)),
+    );
+    for (const [index, { path, ...stat }] of stale.entries()) {
+      known.set(path, { ...stat, text: decodeText(contents[index]!) });
+    }
+    if (known.size > MAX_KNOWN_FILES) known.clear();
+    listing = { changes: undefined, files };
+    listings.set(key, listing);
+    // Counted before the walk: a change made while it ran is seen by the next call.
+    if (!context.signal.aborted) listing.changes = changes;
+  }
+  return listing!.files.map((entry) => ({ ...entry, file: known.get(entry.path) }));
 }
 
 async function searchableFiles(

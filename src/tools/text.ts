@@ -6,9 +6,7 @@ const strict = new TextDecoder("utf-8", { fatal: true });
 const BINARY_SNIFF_BYTES = 8192;
 
 export function looksBinary(bytes: Uint8Array): boolean {
-  const end = Math.min(bytes.length, BINARY_SNIFF_BYTES);
-  for (let i = 0; i < end; i++) if (bytes[i] === 0) return true;
-  return false;
+  return bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
 }
 
 /** UTF-8 text of a file, or null when it is binary (a NUL early on, or not valid UTF-8). */
