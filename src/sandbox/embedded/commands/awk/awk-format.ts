@@ -134,7 +134,7 @@ export function formatPrintf(format: string, args: FormatArgs, fail: (message: s
         if (args.isNumber(index)) {
           const code = Math.trunc(args.number(index));
           text = code >= 0 && code < 0x110000 ? String.fromCodePoint(code) : "";
-        } else text = [...args.string(index)][0] ?? "";
+        } else text = [...args.string(index)][0] ?? "\0";
         out += pad(text, "", false);
         break;
       }

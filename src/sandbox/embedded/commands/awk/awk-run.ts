@@ -1021,7 +1021,7 @@ class Interpreter {
         if (args.length === 3) {
           const count = this.argNumber(args, 2);
           if (Number.isNaN(count) || count <= 0) return "";
-          to = Math.min(to, from + roundHalfEven(count));
+          to = Math.min(to, from + Math.trunc(count));
         }
         return to <= from ? "" : chars.slice(from - 1, to - 1).join("");
       }
@@ -1319,15 +1319,6 @@ class Interpreter {
 
 function integerOr(value: number): string {
   return Number.isInteger(value) ? String(value) : String(value);
-}
-
-function roundHalfEven(value: number): number {
-  if (!Number.isFinite(value)) return value > 0 ? Number.MAX_SAFE_INTEGER : -Number.MAX_SAFE_INTEGER;
-  const floor = Math.floor(value);
-  const diff = value - floor;
-  if (diff > 0.5) return floor + 1;
-  if (diff < 0.5) return floor;
-  return floor % 2 === 0 ? floor : floor + 1;
 }
 
 function toUnsigned(value: number): bigint {

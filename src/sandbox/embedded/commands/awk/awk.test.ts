@@ -318,3 +318,82 @@ describe("awk: what the shell and the tool rely on", () => {
     expect(await fs.readFile("/out.txt")).toBe("1\n2\n");
   });
 });
+
+/** Splits a one-liner's options and program as a shell would ('…' quotes one word). */
+const words = (line: string) =>
+  (line.match(/'[^']*'|\S+/gu) ?? []).map((word) => word.replace(/^'|'$/gu, ""));
+
+/** Well-known one-liners (the sed1line/awk1line collections and the manual's idioms) on a file with blank, indented, tabbed and unterminated lines. */
+const ONE_LINER_TEXT =
+  "The quick brown fox\njumps over the lazy dog\n\n  leading spaces\ntrailing spaces   \n1,234 and 5.67\nfoo=bar; baz=qux\nCamelCaseWord snake_case_word\n\ttab\tseparated\tline\nlast line no newline";
+const AWK_ONE_LINERS = [
+  "{ print NF }",
+  "{ print $NF }",
+  "NF > 0",
+  '{ $1 = ""; print }',
+  "{ print length($0) }",
+  "END { print NR }",
+  "{ s += $1 } END { print s }",
+  '{ for (i = NF; i > 0; i--) printf("%s ", $i); print "" }',
+  "!a[$0]++",
+  "NR % 2",
+  '{ sub(/^[ \\t]+/, ""); print }',
+  '{ gsub(/^[ \\t]+|[ \\t]+$/, ""); print }',
+  "{ $1 = $1; print }",
+  "{ print toupper(substr($0, 1, 1)) substr($0, 2) }",
+  "-F, '{ print $1 }'",
+  "{ n = split($0, a, /[ ,;=]+/); print n, a[n] }",
+  '{ printf "%-10s|%5.2f\\n", $1, $2 }',
+  "BEGIN { x = 010; print x, 1e3, .5, 5. }",
+  '{ print $1 ~ /^[A-Z]/ ? "upper" : "lower" }',
+  "{ w += NF; c += length + 1 } END { print NR, w, c }",
+  "length > 10",
+  "{ print substr($0, length - 2) }",
+  '{ print index($0, "o") }',
+  "{ print match($0, /[0-9]+/), RSTART, RLENGTH }",
+  'NR == 2, NR == 4 { print NR ": " $0 }',
+  "/fox/,/spaces/",
+  "{ a[NR] = $0 } END { for (i = NR; i >= 1; i--) print a[i] }",
+  '{ $3 = "X"; print NF ":" $0 }',
+  'BEGIN { FS = "" } { print NF, $1 }',
+  "{ print $1 + 0, $1 * 1, ($1 == $1 + 0) }",
+  '{ printf "%s", $0 } END { print "" }',
+  'BEGIN { ORS = "\\n\\n" } 1',
+  '{ print > "/dev/stdout" }',
+  '{ gsub(/[aeiou]/, "<&>"); print }',
+  '{ print gensub(/([a-z]+) ([a-z]+)/, "\\\\2 \\\\1", "g") }',
+  "{ print tolower($0) }",
+  "BEGIN { while ((getline line) > 0) n++; print n }",
+  "{ print NR, FNR, FILENAME }",
+  '{ printf "%c", $0 } END { print "" }',
+  "{ print int($1), int($2) }",
+  "{ print ($1 > $2) }",
+  "{ print $(NF-1) }",
+  'BEGIN { printf "%5.3d|%-+5d|%x|%#5o|%e|%.3e|%G\\n", 7, 7, -1, 8, 123456789, 0.000123456, 1e100 }',
+  "BEGIN { print 1e300 * 1e300, -1e300 * 1e300, log(0) }",
+  'BEGIN { print substr("abc", 2, 1.5), substr("abcdef", 2.5, 2), substr("abc", 0) }',
+  'BEGIN { CONVFMT = "%d"; a = 3.9; b = a ""; print b }',
+  'BEGIN { x["a"] = 1; f(x); print x["b"] } function f(arr) { arr["b"] = 2 }',
+  "{ $0 = toupper($0); print $2 }",
+  "{ NF++; print; print NF }",
+  '{ $(NF + 2) = "end"; print }',
+  "BEGIN { print -0, 0 * -1, 1 - 1 }",
+  "BEGIN { print 0.1 * 3, 1 / 7, 1e-5, 123456789.123 }",
+  'BEGIN { OFMT = "%.2f"; x = 3.14159; print x; print x "" }',
+];
+
+describe.skipIf(!REAL)("awk: one-liners, ours vs the real gawk", () => {
+  for (const line of AWK_ONE_LINERS) {
+    const args = line.startsWith("-") ? [...words(line), "f"] : [line, "f"];
+    it(`awk ${JSON.stringify(args)}`, async () => {
+      const { ours, real } = await runDifferential(runAwkCommand, REAL!, {
+        args,
+        files: { f: ONE_LINER_TEXT },
+      });
+      expect({ stdout: ours.stdout, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        status: real.status,
+      });
+    });
+  }
+});

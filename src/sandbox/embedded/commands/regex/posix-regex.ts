@@ -452,6 +452,16 @@ class Parser {
         if ([...name].length !== 1) throw new RegexSyntaxError("Invalid collation character", open);
         return { char: name };
       }
+      if (c === "\\" && this.options.charEscapes && !this.options.awk) {
+        // GNU sed reads \n \t \f \v \a \r \d \o \x \c in a bracket too; other backslashes are literal.
+        const next = this.src[this.i + 1];
+        if (next !== undefined && "ntfvardoxc".includes(next)) {
+          this.i += 2;
+          const escaped = this.characterEscape(next);
+          if (escaped !== null) return { char: escaped };
+          this.i -= 2;
+        }
+      }
       if (c === "\\" && this.options.awk) {
         const next = this.src[this.i + 1];
         if (next === undefined) throw unmatched();

@@ -246,3 +246,72 @@ describe("sed: what the shell and the tool rely on", () => {
     expect(await fs.readFile("/a.txt.bak")).toBe("one\ntwo\n");
   });
 });
+
+/** Splits a one-liner's options and program as a shell would ('…' quotes one word). */
+const words = (line: string) =>
+  (line.match(/'[^']*'|\S+/gu) ?? []).map((word) => word.replace(/^'|'$/gu, ""));
+
+/** Well-known one-liners (the sed1line/awk1line collections and the manual's idioms) on a file with blank, indented, tabbed and unterminated lines. */
+const ONE_LINER_TEXT =
+  "The quick brown fox\njumps over the lazy dog\n\n  leading spaces\ntrailing spaces   \n1,234 and 5.67\nfoo=bar; baz=qux\nCamelCaseWord snake_case_word\n\ttab\tseparated\tline\nlast line no newline";
+const SED_ONE_LINERS = [
+  "s/^[ \\t]*//",
+  "s/[ \\t]*$//",
+  "s/^[ \\t]*//;s/[ \\t]*$//",
+  "G",
+  "n;d",
+  "$!N;$!D",
+  "$d",
+  "1d",
+  "/^$/d",
+  "/./!d",
+  "/^$/N;/\\n$/D",
+  "s/\\(.*\\)foo/\\1bar/",
+  "s/foo/bar/4",
+  "/baz/s/foo/bar/g",
+  "/baz/!s/foo/bar/g",
+  "s/scarlet\\|ruby\\|puce/red/g",
+  "-n",
+  "$=",
+  "=",
+  "-n '$p'",
+  ":a;s/^.\\{1,78\\}$/ &/;ta",
+  "s/.*/\\L&/;s/\\b./\\u&/g",
+  "1!G;h;$!d",
+  "/\\n/!G;s/\\(.\\)\\(.*\\n\\)/&\\2\\1/;//D;s/.//",
+  "$!N;s/\\n/ /",
+  "-n '/regexp/{g;1!p;};h'",
+  "y/abcdefghijklmnopqrstuvwxyz/ABCDEFGHIJKLMNOPQRSTUVWXYZ/",
+  "s/[^,]*,//2",
+  "-E s/([a-z]+)_([a-z]+)/\\2_\\1/g",
+  "s/\\([A-Z]\\)/_\\l\\1/g",
+  "-n /[[:digit:]]\\+/p",
+  "-n /[[:punct:]]/p",
+  "s/[[:space:]]\\+/ /g",
+  "-n 2~3p",
+  "-n $!{$!p}",
+  "0~2d",
+  "2,/fox/d",
+  "/fox/,/dog/s/o/0/g",
+  "s/o/&&/3g",
+  "-n l",
+  "s/\\t/<TAB>/g",
+  "-E s/(.)(.)/\\2\\1/g",
+  "s/x*/-/2",
+  "-E s/a|e/[&]/g",
+  "-n /^.\\{10,\\}$/p",
+  "-E -n /^(.)(.).?\\2\\1/p",
+];
+
+describe.skipIf(!REAL)("sed: one-liners, ours vs the real sed", () => {
+  for (const line of SED_ONE_LINERS) {
+    const args = line.startsWith("-") ? [...words(line), "f"] : [line, "f"];
+    it(`sed ${JSON.stringify(args)}`, async () => {
+      const { ours, real } = await runDifferential(runSed, REAL!, { args, files: { f: ONE_LINER_TEXT } });
+      expect({ stdout: ours.stdout, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        status: real.status,
+      });
+    });
+  }
+});

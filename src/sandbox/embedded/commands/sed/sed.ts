@@ -98,6 +98,13 @@ class SedMachine {
   private lineNumber = 0;
   private pattern = "";
   private hold = "";
+  /**
+   * Whether the space's text ends a line that had its newline (GNU's `chomped`): a last line
+   * without one is printed without one. The hold space starts as a full line; g, G, h, H and x
+   * carry the flag with the text, as GNU sed does.
+   */
+  private patternComplete = true;
+  private holdComplete = true;
   private current: Line | undefined;
   private substituted = false;
   private lastRegex: PosixRegex | null = null;
@@ -174,7 +181,7 @@ class SedMachine {
       restart = false;
       const end = await this.execute();
       if (end === "end" || end === "quit") {
-        if (!this.job.options.quiet) this.emit(this.pattern, this.current?.complete ?? true);
+        if (!this.job.options.quiet) this.emit(this.pattern, this.patternComplete);
       }
       if (end !== "quiet-quit") this.flushAppends();
       if (end === "quit" || end === "quiet-quit") return;
@@ -194,6 +201,7 @@ class SedMachine {
     const line = this.lines[this.next++]!;
     this.current = line;
     this.pattern = line.text;
+    this.patternComplete = line.complete;
     this.lineNumber++;
     this.substituted = false;
   }
@@ -401,22 +409,26 @@ class SedMachine {
           break;
         case "g":
           this.pattern = this.hold;
+          this.patternComplete = this.holdComplete;
           break;
         case "G":
           this.pattern += `\n${this.hold}`;
+          this.patternComplete = this.holdComplete;
           break;
         case "h":
           this.hold = this.pattern;
+          this.holdComplete = this.patternComplete;
           break;
         case "H":
           this.hold += `\n${this.pattern}`;
+          this.holdComplete = this.patternComplete;
           break;
         case "l":
           this.emitRaw(escapeForL(this.pattern, command.number ?? this.job.options.lineWrap));
           break;
         case "n":
           if (!this.hasNext()) return "quit";
-          if (!this.job.options.quiet) this.emit(this.pattern, this.current?.complete ?? true);
+          if (!this.job.options.quiet) this.emit(this.pattern, this.patternComplete);
           this.flushAppends();
           this.read();
           break;
@@ -430,11 +442,11 @@ class SedMachine {
           }
           break;
         case "p":
-          this.emit(this.pattern, this.current?.complete ?? true);
+          this.emit(this.pattern, this.patternComplete);
           break;
         case "P": {
           const newline = this.pattern.indexOf("\n");
-          if (newline < 0) this.emit(this.pattern, this.current?.complete ?? true);
+          if (newline < 0) this.emit(this.pattern, this.patternComplete);
           else this.emit(this.pattern.slice(0, newline), true);
           break;
         }
@@ -474,6 +486,7 @@ class SedMachine {
         }
         case "x":
           [this.pattern, this.hold] = [this.hold, this.pattern];
+          [this.patternComplete, this.holdComplete] = [this.holdComplete, this.patternComplete];
           break;
         case "y": {
           let out = "";
@@ -543,7 +556,7 @@ class SedMachine {
       const result = await this.job.exec(this.pattern);
       this.pattern = result.stdout.replace(/\n$/u, "");
     }
-    if (command.print) this.emit(this.pattern, this.current?.complete ?? true);
+    if (command.print) this.emit(this.pattern, this.patternComplete);
     if (command.file !== undefined) this.write(command.file, this.pattern);
   }
 }
