@@ -190,3 +190,81 @@ describe("the command line on bad input", () => {
     expect(readdirSync(dir)).toEqual(["a.txt"]);
   }, 180_000);
 });
+
+describe("runaways end at their deadlines and the batch goes on", () => {
+  const glob = `${"*a".repeat(25)}*c`;
+  const name = `${"a".repeat(40)}b`;
+  const workspace = () => folder({ "f.txt": `${name}\n`, [name]: "" });
+  const lines = (requests: unknown[]) =>
+    text(`${requests.map((request) => JSON.stringify(request)).join("\n")}\n`);
+  const call = (tool: string, params: Record<string, unknown>) => ({ tool, params });
+
+  it("agentbench: a backtracking regex, a glob, awk, sed, jq and node loops", async () => {
+    const started = Date.now();
+    const run = await toolroom(
+      ["batch", "--workspace", workspace(), "--profile", "agentbench"],
+      lines([
+        call("search", { query: "(a+)+$" }),
+        call("list_files", { glob }),
+        call("run", { command: "awk 'BEGIN { while (1) { } }'", timeout_sec: 3 }),
+        call("run", { command: "echo x | sed -n ':a;s/^/x/;ba'", timeout_sec: 3 }),
+        call("run", { command: "jq -n '0 | until(. < 0; . + 1)'", timeout_sec: 3 }),
+        call("run", { command: "node -e 'for (;;) {}'", timeout_sec: 3 }),
+        call("run", { command: "echo next" }),
+      ]),
+    );
+    const got = answers(run.stdout);
+    expect(got.map((answer) => answer.status)).toEqual([
+      "success",
+      "success",
+      "error",
+      "error",
+      "error",
+      "error",
+      "success",
+    ]);
+    for (const answer of got.slice(2, 6)) {
+      expect(answer.error.error_type).toBe("timeout");
+      // Each stops within a second of its deadline (generous on a loaded machine: 3 s).
+      expect(answer.duration_sec).toBeLessThan(3 + 3);
+    }
+    expect(got[6].data.stdout).toBe("next\n");
+    expect(Date.now() - started).toBeLessThan(90_000);
+  }, 120_000);
+
+  it("toolrouter, baseagent and coding-agent: regex searches, a glob, an endless exec_command", async () => {
+    const toolrouter = answers(
+      (
+        await toolroom(
+          ["batch", "--workspace", workspace(), "--profile", "toolrouter"],
+          lines([
+            call("grep_files", { pattern: "(a+)+$", path: ".", include: null, limit: 10 }),
+            call("exec_command", { session_id: "y", cmd: "while true; do echo y; done", workdir: null }),
+            call("write_stdin", { session_id: "y", chars: "\u0003" }),
+          ]),
+        )
+      ).stdout,
+    );
+    expect(toolrouter[0].error).toBeUndefined();
+    expect(toolrouter[1].output).toMatch(/^(?:y\n)+$/u);
+    expect(toolrouter[2].output).toContain("[process exited with code 130]");
+    const baseagent = answers(
+      (
+        await toolroom(
+          ["batch", "--workspace", workspace(), "--profile", "baseagent"],
+          lines([call("grep_files", { pattern: "(a+)+$" })]),
+        )
+      ).stdout,
+    );
+    expect(baseagent[0].success).toBe(true);
+    const codingAgent = answers(
+      (
+        await toolroom(
+          ["batch", "--workspace", workspace(), "--profile", "coding-agent"],
+          lines([call("grep", { pattern: "(a+)+$" }), call("glob", { pattern: glob })]),
+        )
+      ).stdout,
+    );
+    expect(codingAgent.map((answer) => answer.ok)).toEqual([true, true]);
+  }, 120_000);
+});
