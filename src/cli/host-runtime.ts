@@ -86,6 +86,8 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
     fetch: (input, init) => fetch(input, init),
     // Nothing restores here: keeping every version of every file written would only grow.
     keepCheckpoints: false,
+    // Events go to --events as they come; holding them would keep every call's params and envelope.
+    keepEvents: false,
   });
   const events = options.events ? await EventsFile.open(options.events, warn) : undefined;
   if (events) runtime.subscribe((event) => events.write(`${JSON.stringify(event)}\n`));

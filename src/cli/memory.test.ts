@@ -87,6 +87,13 @@ describe.runIf(existsSync("/proc/self/status"))("a call's memory, measured on th
     expect(peak).toBeLessThan(900 * MB);
   }, 300_000);
 
+  it("a long session keeps no copy of each call's params (ten 40 MB params held 400 MB more)", async () => {
+    const huge = { tool: "read_file", params: { path: "z".repeat(4e7) } };
+    const { answers, peak } = await measured(Array(10).fill(huge));
+    expect(answers.every((answer) => (answer as { status?: string }).status === "error")).toBe(true);
+    expect(peak).toBeLessThan(700 * MB);
+  }, 300_000);
+
   it("python3 printing without end is stopped at 64 MB of output, piped or not (it crashed the CLI at 2 GB)", async () => {
     const flood = "import sys\nwhile True:\n  try: sys.stdout.write('x' * 100000)\n  except OSError: pass\n";
     const { answers, peak } = await measured([

@@ -52,23 +52,34 @@ export class EventLog {
   private readonly clock: Clock;
   private readonly events: ToolEvent[] = [];
   private readonly listeners = new Set<EventListener>();
+  private lastSeq: number;
 
-  /** `history`: events of an earlier run of this session (a reload); numbering continues after them. */
-  constructor(session: string, clock: Clock = systemClock, history: readonly ToolEvent[] = []) {
+  /**
+   * `history`: events of an earlier run of this session (a reload); numbering continues after them.
+   * `retain: false` keeps none (all() is empty): for a host whose listeners take each event away
+   * (the CLI), where a long session would otherwise hold every call's params and envelope.
+   */
+  constructor(
+    session: string,
+    clock: Clock = systemClock,
+    history: readonly ToolEvent[] = [],
+    private readonly retain = true,
+  ) {
     this.session = session;
     this.clock = clock;
-    this.events.push(...history);
+    if (retain) this.events.push(...history);
+    this.lastSeq = history.at(-1)?.seq ?? 0;
   }
 
   emit(type: EventType, fields: Omit<ToolEvent, "seq" | "ts" | "session" | "type"> = {}): ToolEvent {
     const event: ToolEvent = {
-      seq: (this.events.at(-1)?.seq ?? 0) + 1,
+      seq: ++this.lastSeq,
       ts: this.clock.now().toISOString(),
       session: this.session,
       type,
       ...fields,
     };
-    this.events.push(event);
+    if (this.retain) this.events.push(event);
     for (const listener of this.listeners) listener(event);
     return event;
   }

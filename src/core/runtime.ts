@@ -71,6 +71,8 @@ export interface RuntimeOptions {
    * version of every file it wrote (ten rewrites of a 100 MB file: 2.4 GB).
    */
   keepCheckpoints?: boolean;
+  /** Keep the event log in memory (events.all()); default true. The CLI's listeners write each away. */
+  keepEvents?: boolean;
   /** Awaited after each mutating call and before its envelope is returned: nothing acknowledged is lost. */
   persist?: () => Promise<void>;
   /** Extra time past a tool's deadline before the runtime itself gives up on it. */
@@ -157,7 +159,12 @@ export class Runtime {
     this.services = serviceRegistry(new Map(Object.entries(options.services ?? {})));
     for (const profile of options.profiles) this.profiles.set(profile.name, profile);
     this.clock = options.clock ?? systemClock;
-    this.events = new EventLog(options.session ?? randomId(), this.clock, options.history?.events);
+    this.events = new EventLog(
+      options.session ?? randomId(),
+      this.clock,
+      options.history?.events,
+      options.keepEvents ?? true,
+    );
     this.checkpoints.push(...(options.history?.checkpoints ?? []));
     this.step = lastStep(options.history);
     this.nextRequest = this.step + 1;
