@@ -110,7 +110,7 @@ describe("typescriptSymbols", () => {
     ]);
   });
 
-  it("leaves out declarations inside functions; names destructured at module level count", () => {
+  it("leaves out declarations inside functions (object literals' methods and accessors too); names destructured at module level count", () => {
     const source = [
       "export function outer() {",
       "  function helper() {}",
@@ -121,6 +121,8 @@ describe("typescriptSymbols", () => {
       "const arrow = () => { function inArrow() {} };",
       "export const { alpha, beta: renamed, ...rest } = config;",
       "const [first, [second], { third = 3 }] = list;",
+      "export const tool = { async run(params) { const listed = 1; function inner() {} }, get size() { const n = 2; return n; } };",
+      "register({ handler() { const local = 3; } });",
     ].join("\n");
     expect(
       typescriptSymbols(ts, source, "m.ts").map(({ symbol, kind, line }) => [symbol, kind, line]),
@@ -133,6 +135,7 @@ describe("typescriptSymbols", () => {
       ["first", "variable", 9],
       ["second", "variable", 9],
       ["third", "variable", 9],
+      ["tool", "variable", 10],
     ]);
   });
 

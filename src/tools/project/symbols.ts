@@ -191,25 +191,10 @@ export function typescriptSymbols(ts: TypeScript, text: string, path = "a.ts"): 
       to: node.end,
     });
   };
-  const visit = (
-    node: import("typescript").Node,
-    inFunction: boolean,
-    container: string | undefined,
-  ): void => {
-    // Declarations inside a function are locals: walked (for what they contain) but not listed.
+  // Nothing defined inside a function is listed (it is a local): a function's body is not walked.
+  const visit = (node: import("typescript").Node, container: string | undefined): void => {
     if (ts.isFunctionDeclaration(node)) {
-      if (!inFunction) add(node.name, "function", node, container ? { container } : {});
-      ts.forEachChild(node, (child) => visit(child, true, undefined));
-      return;
-    }
-    if ((ts.isClassDeclaration(node) || ts.isClassExpression(node)) && inFunction) {
-      ts.forEachChild(node, (child) => visit(child, true, undefined));
-      return;
-    }
-    if (
-      inFunction &&
-      (ts.isInterfaceDeclaration(node) || ts.isTypeAliasDeclaration(node) || ts.isEnumDeclaration(node))
-    ) {
+      add(node.name, "function", node, container ? { container } : {});
       return;
     }
     if (ts.isClassDeclaration(node) || ts.isClassExpression(node)) {
@@ -222,12 +207,8 @@ export function typescriptSymbols(ts: TypeScript, text: string, path = "a.ts"): 
           ts.isSetAccessorDeclaration(member)
         ) {
           add(member.name, "function", member, { detail: "method", container: name });
-          ts.forEachChild(member, (child) => visit(child, true, undefined));
         } else if (ts.isPropertyDeclaration(member)) {
           add(member.name, "variable", member, { detail: "property", container: name });
-          if (member.initializer) visit(member.initializer, true, undefined);
-        } else {
-          ts.forEachChild(member, (child) => visit(child, true, undefined));
         }
       }
       return;
@@ -246,10 +227,10 @@ export function typescriptSymbols(ts: TypeScript, text: string, path = "a.ts"): 
     }
     if (ts.isModuleDeclaration(node)) {
       const name = ts.isIdentifier(node.name) ? node.name.text : undefined;
-      if (node.body) visit(node.body, inFunction, name ?? container);
+      if (node.body) visit(node.body, name ?? container);
       return;
     }
-    if (ts.isVariableStatement(node) && !inFunction) {
+    if (ts.isVariableStatement(node)) {
       for (const declaration of node.declarationList.declarations) {
         const initializer = declaration.initializer;
         const isFunction =
@@ -272,14 +253,15 @@ export function typescriptSymbols(ts: TypeScript, text: string, path = "a.ts"): 
             container ? { container } : {},
           );
         }
-        if (initializer) visit(initializer, isFunction || inFunction, container);
+        if (initializer && !isFunction) visit(initializer, container);
       }
       return;
     }
-    const enters = ts.isArrowFunction(node) || ts.isFunctionExpression(node);
-    ts.forEachChild(node, (child) => visit(child, inFunction || enters, container));
+    // Arrow functions, function expressions, object literals' methods and accessors: a function's body.
+    if (ts.isFunctionLike(node)) return;
+    ts.forEachChild(node, (child) => visit(child, container));
   };
-  visit(source, false, undefined);
+  visit(source, undefined);
   return settle(symbols, errors);
 }
 
