@@ -81,7 +81,7 @@ export function formatPrintf(format: string, args: FormatArgs, fail: (message: s
       out += c;
       continue;
     }
-    const spec = /^([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?([hlLqjzt]*)([a-zA-Z%])?/u.exec(format.slice(i + 1))!;
+    const spec = /^([-+ #0]*)(\*|\d+)?(?:\.(\*|\d*))?([hlLqjzt]?)([a-zA-Z%])?/u.exec(format.slice(i + 1))!;
     const [whole, flags = "", widthText, precisionText, , conversion] = spec;
     if (conversion === undefined) {
       out += format.slice(i);
@@ -106,11 +106,12 @@ export function formatPrintf(format: string, args: FormatArgs, fail: (message: s
       const value = Math.trunc(args.number(take()));
       precision = value < 0 ? null : value;
     } else if (precisionText !== undefined) precision = precisionText === "" ? 0 : Number(precisionText);
-    const index = take();
-    if (index >= args.count && !"cdiouxXeEfFgGs".includes(conversion)) {
-      out += whole;
+    if (!"cdiouxXeEfFgGs".includes(conversion)) {
+      // Not a conversion gawk knows (such as a second "l" in %lld): printed as written.
+      out += `%${whole}`;
       continue;
     }
+    const index = take();
     if (index >= args.count) fail("fatal: not enough arguments to satisfy format string");
     const zero = flags.includes("0") && !left;
     const pad = (body: string, sign: string, numeric: boolean) => {

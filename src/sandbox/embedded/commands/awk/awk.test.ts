@@ -397,3 +397,73 @@ describe.skipIf(!REAL)("awk: one-liners, ours vs the real gawk", () => {
     });
   }
 });
+
+/** Unicode, numbers in odd spellings, separators that are regex characters, empty and unterminated lines. */
+const ODD_TEXT =
+  "héllo wörld ÉTÉ\na.b.c|d|e\nkey: value\n  x  =  1  \n10 9 100\n-5 +3 0x1A 1e3 .5\nabc\n\nABC def\nend";
+const ODD_PROGRAMS = [
+  "{ print length($0), length($1), toupper($1) }",
+  '{ print substr($0, 2, 3), index($0, "ö") }',
+  '{ printf "%5s|%-5s|%.2s\\n", $1, $2, $3 }',
+  "-F'[.|]' '{ print NF, $2 }'",
+  "-F: '{ print $2 }'",
+  "-F'|' '{ print $NF }'",
+  "-F. '{ print NF }'",
+  "-F'\\\\|' '{ print $2 }'",
+  "{ for (i = 1; i <= NF; i++) if ($i + 0 == $i) n++ } END { print n }",
+  '{ for (i = 1; i <= NF; i++) printf "%s:%s ", $i, ($i < 5 ? "lt" : "ge"); print "" }',
+  "$1 > 9",
+  "$1 == 10",
+  '$1 < "b"',
+  '{ print ($1 < $2), ($1 "" < $2 "") }',
+  "{ print $1 + $2, $1 * $3, $3 / 4 }",
+  '{ x = $0; n = gsub(/[aeiou]/, "#", x); print n, x }',
+  '{ print match($0, /[0-9]+/) ? substr($0, RSTART, RLENGTH) : "none" }',
+  'BEGIN { RS = "" } { print NR, NF }',
+  'BEGIN { RS = "|" } { print NR ":" $0 }',
+  'BEGIN { RS = "\\n\\n+" } { print NR ":" $1 }',
+  'BEGIN { FS = "," } { $2 = "X"; print NF, $0 }',
+  'NR == 1 { $0 = "a b c"; print NF, $2 }',
+  "{ NF = 1 } 1",
+  "{ $1 = $1 } NF",
+  "{ a = a $0 } END { print length(a) }",
+  "END { print $0 }",
+  '{ printf "%d|%i|%5.1f|%e\\n", $1, $2, $3, $1 }',
+  '{ printf "%s %s\\n", $1 }',
+  'BEGIN { printf "%d %s\\n", "0x1A", 0x1A; print "1e3" + 0, ".5" + 0, "+3" + 0 }',
+  '{ print ($1 == "10"), ($1 == 10.0) }',
+  'BEGIN { a["x"]; if ("x" in a) print "yes"; delete a["x"]; if (!("x" in a)) print "gone" }',
+  "{ c[length($0)]++ } END { n = asorti(c, k); for (i = 1; i <= n; i++) print k[i], c[k[i]] }",
+  'BEGIN { s = "a,b;c"; n = split(s, p, /[,;]/, seps); print n, p[3], seps[1] seps[2] }',
+  'BEGIN { print substr("héllo", 2, 2), length("日本語"), index("日本語", "語") }',
+  'BEGIN { x = "A"; y = x++; print x, y }',
+  "BEGIN { print 1 - -1, 1 - - 1, 2 - 1 - 1, 2 ^ -1, -2 ^ 0.5 }",
+  'BEGIN { print 1 " " -1, 1 -1 }',
+  'BEGIN { n = split("3 1 2", a); asort(a); print a[1] a[2] a[3] }',
+  '{ $3 = ""; print; print NF }',
+  'BEGIN { printf "[%c]\\n", "" }',
+  'BEGIN { print index("abc", ""), substr("abc", 4), substr("abc", 3, -1) "|" }',
+  "BEGIN { print length(), NF, NR }",
+  'BEGIN { print 017 + 0, "017" + 0, 1.0, 1.50, 100 / 2 }',
+  '{ print; getline; print "->", $0 }',
+  "NR == 2 { while ((getline x) > 0) last = x } END { print last, NR }",
+  'BEGIN { OFS = "-"; $0 = "a b c"; $1 = $1; print; print $0 }',
+  'BEGIN { CONVFMT = "%.2f"; a[0.1234] = 1; for (k in a) print k; x = 0.1234; print (x "") }',
+  '{ print > "/dev/stderr" }',
+  'BEGIN { printf "%s" }',
+  'BEGIN { printf "%5%|\\n" }',
+  'BEGIN { printf "%ld %lld %hd\\n", 1, 2, 3 }',
+];
+
+describe.skipIf(!REAL)("awk: odd input, ours vs the real gawk", () => {
+  for (const line of ODD_PROGRAMS) {
+    const args = line.startsWith("-") ? [...words(line), "f"] : [line, "f"];
+    it(`awk ${JSON.stringify(args)}`, async () => {
+      const { ours, real } = await runDifferential(runAwkCommand, REAL!, { args, files: { f: ODD_TEXT } });
+      expect({ stdout: ours.stdout, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        status: real.status,
+      });
+    });
+  }
+});

@@ -315,3 +315,56 @@ describe.skipIf(!REAL)("sed: one-liners, ours vs the real sed", () => {
     });
   }
 });
+
+/** Unicode, numbers in odd spellings, separators that are regex characters, empty and unterminated lines. */
+const ODD_TEXT =
+  "héllo wörld ÉTÉ\na.b.c|d|e\nkey: value\n  x  =  1  \n10 9 100\n-5 +3 0x1A 1e3 .5\nabc\n\nABC def\nend";
+const ODD_PROGRAMS = [
+  "s/./X/g",
+  "s/[[:alpha:]]/X/g",
+  "s/é/E/g",
+  "y/éö/eo/",
+  "s/\\w\\+/[&]/g",
+  "s/[^[:alnum:]]/_/g",
+  "-n /[A-Z]\\{3\\}/p",
+  "-E s/([0-9]+) ([0-9]+)/\\2-\\1/",
+  "s/\\./,/2",
+  "s|\\||/|g",
+  "s/^\\(.\\)\\(.\\)/\\2\\1/",
+  "-E s/^(a|ab)(c|bcd)(d*)$/[\\1,\\2,\\3]/",
+  "-E s/(a*)*/x/",
+  "-E s/(a|b)*c/Z/",
+  "s/k\\(e\\)y/\\U\\1\\E!/",
+  "s/\\(x\\) *= *\\([0-9]\\)/\\2=\\1/",
+  "/^$/,/^A/{s/^/>/}",
+  "-n /key/{n;p}",
+  "-n '/a\\.b/,+1p'",
+  "$!d",
+  "-s -n $p",
+  "s/[.|]/\\n/g",
+  "-n 'h;s/.*/[&]/;x;G;p'",
+  "-E s/\\b([a-z])/\\u\\1/g",
+  "s/\\s*$/$/",
+  "s/\\</</g",
+  "s/\\>/>/g",
+  "s/\\B/-/g",
+  "-z s/\\n/|/g",
+  "N;N;s/\\n/+/2",
+  "$!{N;s/\\n/ /}",
+  "-n /\\(.\\)\\1/p",
+  "-E -n /(.)\\1/p",
+  "s/a\\{0,1\\}b/Q/g",
+];
+
+describe.skipIf(!REAL)("sed: odd input, ours vs the real sed", () => {
+  for (const line of ODD_PROGRAMS) {
+    const args = line.startsWith("-") ? [...words(line), "f"] : [line, "f"];
+    it(`sed ${JSON.stringify(args)}`, async () => {
+      const { ours, real } = await runDifferential(runSed, REAL!, { args, files: { f: ODD_TEXT } });
+      expect({ stdout: ours.stdout, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        status: real.status,
+      });
+    });
+  }
+});
