@@ -22,6 +22,8 @@ export async function benchSearch(): Promise<BenchRow[]> {
   const searchParams = { query: NEEDLE, max_results: 1000, context_lines: 2 };
   // The first search walks, reads and decodes every file (and loads the regex engine); later ones
   // reuse each file's text while its version holds (and skip the walk while nothing changed).
+  // The runtime's own first call (schemas compiled, and so on) is left out: a read comes first.
+  await call("read_file", { path: "src/module3/part4/file83.ts" });
   const coldStarted = performance.now();
   await call("search", searchParams);
   const coldMs = performance.now() - coldStarted;
@@ -46,7 +48,7 @@ export async function benchSearch(): Promise<BenchRow[]> {
   }
   rows.push({ name: `search "${NEEDLE}" in 2,000 files / ${lines} lines`, ms: searchMs, reference });
   rows.push({
-    name: "search, the first call (every file read and decoded)",
+    name: "search, the first one (every file walked, read and decoded)",
     ms: coldMs,
     ...(reference ? { reference } : {}),
   });

@@ -138,4 +138,31 @@ describe("ripgrep's regex engine in the search tools (Rust regex testdata, ripgr
     await runtime.sandbox.exec("echo alpha > a.txt");
     expect(await count("alpha")).toBe(1);
   });
+
+  it("folds case as ripgrep's -i does for literal text: Kelvin sign, long s, final sigma", async () => {
+    const runtime = await createEmbeddedRuntime({
+      files: { "k.txt": "\u212Aelvin\n", "s.txt": "ſtate\n", "g.txt": "όλα σας\n", "x.txt": "none\n" },
+    });
+    const files = async (query: string, is_regex = false) =>
+      (
+        (await runtime.call("agentbench", {
+          tool: "search",
+          params: { query, is_regex, context_lines: 0 },
+        })) as {
+          data: { matches: { file: string }[] };
+        }
+      ).data.matches.map((match) => match.file);
+    expect(await files("kelvin")).toEqual(["k.txt"]);
+    expect(await files("STATE")).toEqual(["s.txt"]);
+    expect(await files("ΣΑΣ")).toEqual(["g.txt"]);
+    expect(await files("\\pL+ΑΣ$", true)).toEqual(["g.txt"]);
+    expect(await files("[[:alpha:]]+ΑΣ$", true)).toEqual([]);
+    // A newline can never be inside a line: refused, as ripgrep refuses it.
+    const newline = (await runtime.call("agentbench", { tool: "search", params: { query: "a\nb" } })) as {
+      status: string;
+      error: { message: string };
+    };
+    expect(newline.status).toBe("error");
+    expect(newline.error.message).toContain("literal newline");
+  });
 });

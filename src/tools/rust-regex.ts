@@ -115,6 +115,14 @@ function requiredLiteral(hir: Hir): string | null {
  * character; a pattern with a literal newline is refused as ripgrep refuses it (lines never hold one).
  */
 export async function compileLineMatcher(pattern: string, options: PatternOptions): Promise<LineMatcher> {
+  // Literal text needs no engine (nor its load) when JavaScript compares it exactly as (?i) would.
+  const literal =
+    options.regex || pattern.includes("\n") ? null : literalPrefilter(pattern, options.caseSensitive);
+  if (literal) {
+    const lower =
+      !options.caseSensitive && !/s/iu.test(pattern) ? { lowerLiteral: pattern.toLowerCase() } : {};
+    return { test: literal.test.bind(literal), mayMatch: literal.test.bind(literal), ...lower };
+  }
   const module = engine ?? (await loadRustRegex());
   const body = options.regex ? pattern : module.escape(pattern);
   const flags = options.caseSensitive ? "" : "(?i)";
@@ -142,14 +150,14 @@ export async function compileLineMatcher(pattern: string, options: PatternOption
   });
   // The literal comes from the pattern as written: (?i) turns literals into classes.
   const plain = options.caseSensitive ? hir : compile(module, body, pattern).syntax();
-  const prefilter = literalPrefilter(requiredLiteral(plain), options.caseSensitive);
-  // A pattern that is only a literal needs no engine at all: the prefilter is the exact answer.
-  const literal = requiredLiteral(plain);
+  const required = requiredLiteral(plain);
+  const prefilter = literalPrefilter(required, options.caseSensitive);
   // toLowerCase maps every case variant of an ASCII letter to it, except ſ (which (?i) matches to s).
   const lowerLiteral =
-    prefilter && literal && !options.caseSensitive && !/s/iu.test(literal)
-      ? { lowerLiteral: literal.toLowerCase() }
+    prefilter && required && !options.caseSensitive && !/s/iu.test(required)
+      ? { lowerLiteral: required.toLowerCase() }
       : {};
+  // A pattern that is only a literal needs no engine at all: the prefilter is the exact answer.
   if (prefilter && plain.kind["@variant"] === "Literal")
     return {
       test: prefilter.test.bind(prefilter),
