@@ -167,6 +167,19 @@ describe("the command line on bad input", () => {
     expect(readdirSync(dir).length).toBe(4);
   }, 60_000);
 
+  it("never echoes a huge bad input back in its error (a 10 MB patch line made a 10 MB answer)", async () => {
+    const patch = `--- a/a.txt\n+++ b/a.txt\n${"z".repeat(10_000_000)}\n`;
+    const run = await toolroom(
+      ["batch", "--workspace", folder(), "--profile", "agentbench"],
+      text(`${JSON.stringify({ tool: "apply_patch", params: { unified_diff: patch } })}\n`),
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const [answer] = answers(run.stdout);
+    expect(answer.error.error_type).toBe("patch_parse_error");
+    expect(answer.error.details.got).toBe(`${"z".repeat(1000)}…`);
+    expect(run.stdout.length).toBeLessThan(10_000);
+  }, 60_000);
+
   it("answers a line over 512 MB with an error, without holding it, and reads on", async () => {
     const dir = folder();
     const chunk = Buffer.alloc(1024 * 1024, "x");

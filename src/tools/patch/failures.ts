@@ -6,13 +6,17 @@ const MAX_LISTED_LINES = 12;
 /** Most rejected hunks described in a message; details list every one. */
 const MAX_LISTED_HUNKS = 10;
 
+/** Most of an offending patch line that details echo back. */
+export const MAX_ECHOED_CHARS = 1000;
+
 /** patch_parse_error naming the patch line, what was expected there and what was found. */
 export function parseError(line: number, expected: string, got?: string): ToolFailure {
   const found = got === undefined ? "the end of the patch" : JSON.stringify(clip(got, 120));
   return new ToolFailure("patch_parse_error", `Patch line ${line}: expected ${expected}, found ${found}.`, {
     line,
     expected,
-    got: got ?? null,
+    // What was found, clipped: a 40 MB line echoed back made a 40 MB answer.
+    got: got === undefined ? null : clip(got, MAX_ECHOED_CHARS),
   });
 }
 
@@ -55,6 +59,6 @@ function listing(lines: readonly string[]): string[] {
   return shown;
 }
 
-function clip(text: string, max: number): string {
+export function clip(text: string, max: number): string {
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }

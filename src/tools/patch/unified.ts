@@ -4,7 +4,7 @@
  * the body (recounted when the body is unambiguous), and `@@` headers without numbers.
  */
 import { ToolFailure } from "../../core/errors.ts";
-import { parseError } from "./failures.ts";
+import { clip, MAX_ECHOED_CHARS, parseError } from "./failures.ts";
 import type { FileOperation, HunkLine, ParsedHunk, ParsedPatch } from "./types.ts";
 
 export interface UnifiedOptions {
@@ -397,8 +397,8 @@ function isBinaryMarker(line: string): boolean {
 function binaryPatch(line: number, text: string): ToolFailure {
   return new ToolFailure(
     "patch_parse_error",
-    `Patch line ${line}: binary patches are not supported; found ${JSON.stringify(text)}. Patch text files only.`,
-    { line, got: text },
+    `Patch line ${line}: binary patches are not supported; found ${JSON.stringify(clip(text, 120))}. Patch text files only.`,
+    { line, got: clip(text, MAX_ECHOED_CHARS) },
   );
 }
 
