@@ -90,6 +90,12 @@ export interface StopHandle {
 export interface SignalOptions {
   /** Epoch ms past which the signal is aborted with reason "deadline". */
   deadlineAt?: number | undefined;
+  /**
+   * Aborted with reason "deadline" once this thread has run none of its timers for this long: the
+   * job holds the thread in a loop that never yields, so no message (Ctrl-C, a write) can reach it.
+   * For work with no deadline of its own (a session's command) on a thread nobody else can stop.
+   */
+  stallMs?: number | undefined;
   /** Signals whose abort (for their own reason) aborts this one too. */
   parents?: readonly (AbortSignal | undefined)[];
 }
@@ -268,6 +274,28 @@ function abortError(reason: StopReason): Error {
   return error;
 }
 
+/** When this thread last ran a timer (see SignalOptions.stallMs); a beat every 250 ms while any stall watch is on. */
+let lastBeat = now();
+let beating: ReturnType<typeof setInterval> | undefined;
+let stallWatches = 0;
+const BEAT_MS = 250;
+
+function watchStalls(): () => void {
+  stallWatches++;
+  if (beating === undefined) {
+    lastBeat = now();
+    beating = setInterval(() => {
+      lastBeat = now();
+    }, BEAT_MS);
+    unref(beating);
+  }
+  return () => {
+    if (--stallWatches > 0 || beating === undefined) return;
+    clearInterval(beating);
+    beating = undefined;
+  };
+}
+
 function stopHandle(
   requested: () => boolean,
   options: SignalOptions,
@@ -276,11 +304,13 @@ function stopHandle(
   const controller = new AbortController();
   const signal = controller.signal;
   const deadlineAt = options.deadlineAt;
+  const stallMs = options.stallMs;
   const parents = (options.parents ?? []).filter((parent): parent is AbortSignal => parent !== undefined);
   const check = (): StopReason | undefined => {
     if (requested()) return "interrupt";
     for (const parent of parents) if (parent.aborted) return stopReason(parent) ?? "interrupt";
     if (deadlineAt !== undefined && now() >= deadlineAt) return "deadline";
+    if (stallMs !== undefined && now() - lastBeat > stallMs + BEAT_MS) return "deadline";
     return undefined;
   };
   Object.defineProperty(signal, "aborted", {
@@ -312,7 +342,9 @@ function stopHandle(
   unref(timer);
   for (const parent of parents) parent.addEventListener("abort", settle, { once: true });
   const unwatch = watch?.(settle);
+  const unwatchStalls = stallMs === undefined ? undefined : watchStalls();
   const dispose = () => {
+    if (!disposed) unwatchStalls?.();
     disposed = true;
     clearTimeout(timer);
     for (const parent of parents) parent.removeEventListener("abort", settle);

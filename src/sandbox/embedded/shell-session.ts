@@ -1,5 +1,5 @@
 import { parse } from "just-bash";
-import type { StopBoard, StopHandle } from "../stop-signal.ts";
+import { deadlineSignal, type StopBoard, type StopHandle, stopReason } from "../stop-signal.ts";
 import type { PtyRead, PtySession } from "../types.ts";
 import { TICK_COUNTER } from "./live-script.ts";
 import { TtyInput } from "./tty.ts";
@@ -51,6 +51,12 @@ const SHELL_MANAGED = new Set([
 const SENTINEL = "__TOOLROOM_SHELL_ALIVE";
 /** Output not yet read is kept up to this many characters: the first half and the latest half. */
 const PENDING_OUTPUT_CHARS = 1024 * 1024;
+/**
+ * A session's command has no deadline, but one that holds the thread this long without yielding (a
+ * busy node or awk loop: no message, so no Ctrl-C, can reach it) is stopped, before the page's
+ * watchdog would restart the worker and where nothing else could stop it (the CLI).
+ */
+export const SESSION_STALL_MS = 10_000;
 /** A process waiting for input is taken as settled once it has printed nothing for this long. */
 const SETTLE_MS = 3;
 
@@ -257,14 +263,14 @@ export class ShellSession implements PtySession {
   private async runForeground(script: string, interactive: boolean): Promise<number> {
     const controller = new AbortController();
     this.foreground = controller;
-    let stop: StopHandle | undefined;
+    let stop: StopHandle;
     if (this.stops) {
       const { board, channel } = this.stops;
       const job = board.nextJob(channel);
       board.begin(channel, job);
-      stop = board.signal(channel, job, { parents: [controller.signal] });
-    }
-    const signal = stop?.signal ?? controller.signal;
+      stop = board.signal(channel, job, { parents: [controller.signal], stallMs: SESSION_STALL_MS });
+    } else stop = deadlineSignal({ parents: [controller.signal], stallMs: SESSION_STALL_MS });
+    const signal = stop.signal;
     try {
       // The sentinel is only set when the script did not call `exit`.
       const wrapped = interactive ? `{ ${script}\n}; ${SENTINEL}=1` : script;
@@ -276,6 +282,11 @@ export class ShellSession implements PtySession {
         onOutput: (_stream, text) => this.print(text),
       });
       this.print(result.stdout + result.stderr);
+      if (stopReason(signal) === "deadline") {
+        this.print(
+          `\n[stopped: the command held the sandbox for over ${SESSION_STALL_MS / 1000} s without pausing, so nothing (not even Ctrl-C) could reach it; commands that print, sleep or wait for input may run as long as they like]\n`,
+        );
+      }
       if (interactive && result.env?.[SENTINEL] !== "1" && !signal.aborted) {
         this.finish(result.exitCode);
       } else if (interactive && result.env) {
@@ -293,7 +304,7 @@ export class ShellSession implements PtySession {
     } finally {
       this.foreground = null;
       if (this.stops) this.stops.board.begin(this.stops.channel, 0);
-      stop?.dispose();
+      stop.dispose();
       this.notify();
     }
   }

@@ -144,3 +144,27 @@ describe("live commands on the embedded terminal", () => {
     expect(Date.now() - started).toBeLessThan(15_000);
   });
 });
+
+describe("a session's command that never yields", () => {
+  it("is stopped once it has held the thread for 10 s, and the shell goes on", async () => {
+    const box = await sandbox();
+    const session = await box.pty("bash");
+    const started = Date.now();
+    await session.write(`node -e "for (;;) {}"\n`);
+    const stopped = await readUntil(session, (output) => output.includes("[stopped:"), 60_000);
+    expect(stopped.output).toContain("held the sandbox for over 10 s");
+    expect(Date.now() - started).toBeLessThan(40_000);
+    await session.write("echo alive\n");
+    expect((await readUntil(session, (output) => output.includes("alive\nalive"))).output).toContain(
+      "alive\n",
+    );
+  }, 90_000);
+
+  it("is not stopped while it yields: a loop that sleeps runs past 10 s", async () => {
+    const box = await sandbox();
+    const session = await box.pty("for i in $(seq 1 12); do sleep 1; done; echo finished");
+    const end = await readUntil(session, (output) => output.includes("finished"), 60_000);
+    expect(end.output).toBe("finished\n");
+    expect(end.exitCode).toBe(0);
+  }, 90_000);
+});
