@@ -41,7 +41,7 @@ export async function runBatch(options: BatchOptions): Promise<number> {
         if ((await end.until(running)) === STOPPED && !(await end.grace(running))) {
           runtime.cancelAll();
           const outcome = await running;
-          await host.undo(outcome, "it was still running when the run was stopped");
+          await host.undo([outcome], "it was still running when the run was stopped");
           abandoned = true;
         }
         envelope = (await running).envelope;

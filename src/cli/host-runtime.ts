@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
 import type { ArtifactStore } from "../core/artifacts.ts";
+import { rewind } from "../core/checkpoints.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import { type CallOutcome, Runtime } from "../core/runtime.ts";
 import { gitShellCommand } from "../host/git-command.ts";
@@ -28,8 +29,8 @@ export interface HostRuntime {
   runtime: Runtime;
   /** Signals that end the run in order (see run-end.ts). */
   end: RunEnd;
-  /** Undoes a call stopped before it was answered (and any later one), saying so on stderr. */
-  undo(outcome: CallOutcome, why: string): Promise<void>;
+  /** Undoes calls stopped before they were answered, saying so on stderr. */
+  undo(outcomes: readonly CallOutcome[], why: string): Promise<void>;
   /**
    * Writes the workspace's changes back to the folder when asked, says how the run ended and what
    * was written, flushes logs, frees the sandbox. Returns the exit code.
@@ -96,12 +97,18 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
   return {
     runtime,
     end,
-    async undo(outcome, why) {
-      if (outcome.changes.length === 0) return;
-      await runtime.restoreBefore(outcome.step);
-      warn(
-        `${outcome.tool} (request ${outcome.requestId}) was not answered, ${why}: its changes are undone and not written back (${outcome.changes.map((change) => change.path).join(", ")})`,
+    async undo(outcomes, why) {
+      const undone = outcomes.filter((outcome) => outcome.changes.length > 0);
+      // Nothing else runs now (every later call was stopped too), and the CLI keeps no checkpoints:
+      // each call's own record of what it changed is put back, latest first.
+      await rewind(
+        sandbox,
+        undone.map(({ step, requestId, tool, changes }) => ({ step, requestId, tool, changes })),
       );
+      for (const outcome of undone)
+        warn(
+          `${outcome.tool} (request ${outcome.requestId}) was not answered, ${why}: its changes are undone and not written back (${outcome.changes.map((change) => change.path).join(", ")})`,
+        );
     },
     async finish({ writeBack, answered }) {
       if (end.stopped)

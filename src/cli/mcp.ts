@@ -73,8 +73,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
     if ((await end.until(idle)) === STOPPED && !(await end.grace(idle))) {
       server.abandon();
       await server.idle();
-      const first = server.abandoned[0];
-      if (first) await host.undo(first, "it was still running when the run was stopped");
+      await host.undo(server.abandoned, "it was still running when the run was stopped");
     }
   } catch (error) {
     crash = error;
