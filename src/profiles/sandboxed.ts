@@ -96,7 +96,9 @@ const grep: ToolSpec<{ pattern: string; file: string }> = {
 const sed: ToolSpec<{ expression: string; file: string }> = {
   name: "sed",
   description:
-    "Read-only line extraction using sed expressions. Runs as `sed -n`: only what the expression prints " +
+    "Read-only line extraction using sed expressions, in GNU sed 4.9's syntax (basic regular expressions " +
+    "with \\+ \\? \\| \\{n,m\\}, back-references, [[:classes:]], the I and M flags, \\U \\L in replacements). " +
+    "Runs as `sed -n`: only what the expression prints " +
     "is returned, e.g. '1,10p', '/start/,/end/p', '$p', 's/old/new/p'. Commands that write or read other " +
     "files or run commands (w, W, r, R, e, and the s flags w and e) and options such as -i are refused; the " +
     "file never changes. Files and output up to 32 KB.",
@@ -127,8 +129,9 @@ const sed: ToolSpec<{ expression: string; file: string }> = {
 const awk: ToolSpec<{ script: string; file: string }> = {
   name: "awk",
   description:
-    "Field and line processing using awk scripts, e.g. '{ print $1, $3 }', or 'BEGIN { FS = \",\" } { print $2 }' " +
-    "for CSV. The script reads only its file: system(), getline from a command or another file, " +
+    "Field and line processing using awk scripts in gawk's dialect (extended regular expressions, gensub, " +
+    "length(array), and/or/xor), e.g. '{ print $1, $3 }', or 'BEGIN { FS = \",\" } { print $2 }' " +
+    "for CSV. `exit N` comes back as exit_code. The script reads only its file: system(), getline from a command or another file, " +
     "pipes and print/printf redirection to files are refused. Files and output up to 32 KB.",
   inputSchema: schema({ script: string("awk script"), file: string("file path to process") }, [
     "script",
