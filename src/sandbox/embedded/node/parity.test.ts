@@ -135,3 +135,42 @@ describe("embedded node prints what real Node prints", () => {
     expect(embedded.stdout).toBe(realNode(code));
   });
 });
+
+/** Programs reading piped stdin: stdout must match real Node's given the same input. */
+const STDIN_SNIPPETS: Record<string, string> = {
+  "readline line events": `const rl = require("readline").createInterface({ input: process.stdin });
+rl.on("line", (line) => console.log("line", JSON.stringify(line)));
+rl.on("close", () => console.log("closed"));`,
+  "readline async iteration": `(async () => {
+  const rl = require("node:readline").createInterface({ input: process.stdin, crlfDelay: Infinity });
+  let n = 0;
+  for await (const line of rl) console.log(++n, line.toUpperCase());
+  console.log("total", n);
+})();`,
+  "readline question": `const rl = require("readline").createInterface({ input: process.stdin, output: process.stdout });
+rl.question("name? ", (name) => { rl.question("age? ", (age) => { console.log(name + "/" + age); rl.close(); }); });`,
+  "readline/promises question": `const readline = require("readline/promises");
+(async () => { const rl = readline.createInterface({ input: process.stdin, output: process.stdout });
+const a = await rl.question("a? "); const b = await rl.question("b? "); console.log(Number(a) + Number(b)); rl.close(); })();`,
+  "stdin data chunks are Buffers": `const chunks = [];
+process.stdin.on("data", (c) => chunks.push(c));
+process.stdin.on("end", () => { const all = Buffer.concat(chunks); console.log(Buffer.isBuffer(chunks[0]), all.length, all.toString().split("\\n").length); });`,
+  "stdin with an encoding": `process.stdin.setEncoding("utf8"); let text = "";
+process.stdin.on("data", (c) => { text += c; }).on("end", () => console.log(typeof text, JSON.stringify(text)));`,
+};
+const STDIN = "3\n4\nwörld\r\nlast without newline";
+
+describe("embedded node reads piped stdin as real Node does", () => {
+  const bash = new Bash({ fs: new InMemoryFs(), cwd: "/", customCommands: createNodeCommands() });
+  it.each(Object.entries(STDIN_SNIPPETS))("%s", async (_name, code) => {
+    const quoted = `'${code.replace(/'/gu, `'\\''`)}'`;
+    const embedded = await bash.exec(`node -e ${quoted}`, { stdin: STDIN });
+    expect(embedded.stderr).toBe("");
+    const real = spawnSync(process.execPath, ["-e", code], {
+      encoding: "utf8",
+      cwd: "/",
+      input: STDIN,
+    }).stdout;
+    expect(embedded.stdout).toBe(real);
+  });
+});

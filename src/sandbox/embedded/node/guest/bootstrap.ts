@@ -267,7 +267,9 @@ const stdinStream = {
   _start() {
     if (this._started) return;
     this._started = true;
-    if (!stdinLive) setImmediate(() => { const text = host("stdin"); if (text !== "") this._push(text); this._push(null); });
+    // The end of piped input comes in a later I/O turn than its data, as in Node: promise
+    // continuations of the data (an awaited question) run before 'end' and 'close'.
+    if (!stdinLive) setImmediate(() => { const text = host("stdin"); if (text !== "") this._push(text); setImmediate(() => this._push(null)); });
   },
   _push(chunk) {
     if (chunk === null) { this._ended = true; this._want(false); } else this._queue.push(chunk);

@@ -21,7 +21,8 @@ class Interface extends EventEmitter {
     this._promises = false;
     this._ondata = (chunk) => this._typed(String(chunk));
     this._onend = () => {
-      if (this._buffer !== "") { const rest = this._buffer; this._buffer = ""; this._line(rest); }
+      // As Node: an unfinished last line goes to 'line' listeners, never to a pending question.
+      if (this._buffer !== "") { const rest = this._buffer; this._buffer = ""; this.emit("line", rest); }
       this.close();
     };
     this.input.on("data", this._ondata);
