@@ -5,7 +5,6 @@ import { rewind } from "../core/checkpoints.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import { type CallOutcome, Runtime } from "../core/runtime.ts";
 import { gitShellCommand } from "../host/git-command.ts";
-import { jqWorkerCommand } from "../host/jq-command.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
 import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
@@ -56,13 +55,7 @@ function denyChanges(profiles: readonly Profile[]): Record<string, Record<string
  */
 export async function openHostRuntime(options: HostRuntimeOptions): Promise<HostRuntime> {
   const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
-    commands: [
-      ...createNodeCommands(),
-      ...createPythonCommands(),
-      gitShellCommand(() => sandbox),
-      // jq's heap capped and its loops stoppable: in a worker_thread.
-      jqWorkerCommand(),
-    ],
+    commands: [...createNodeCommands(), ...createPythonCommands(), gitShellCommand(() => sandbox)],
   });
   const warn = (message: string) => process.stderr.write(`toolroom: ${message}\n`);
   // The folder is read on demand: start-up costs the same for 1 MB as for 400 MB.

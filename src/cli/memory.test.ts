@@ -67,15 +67,19 @@ describe.runIf(existsSync("/proc/self/status"))("a call's memory, measured on th
     expect(peak).toBeLessThan(700 * MB);
   }, 180_000);
 
-  it("a jq loop stops at jq's 512 MB heap cap instead of growing the CLI until it crashes", async () => {
+  it("jq's output and heap are capped (a loop grew the CLI to 4.5 GB and crashed it)", async () => {
     const { answers, peak } = await measured([
       run(`jq -n 'limit(200; repeat("x" * 2000000))' | wc -c`),
+      run(`jq -n '[limit(100000000; repeat("xxxxxxxx"))] | length'`),
       run(`echo '{"a":[1,2]}' | jq -c '.a | map(. * 2)'`),
     ]);
-    expect(answers[0]!.data.stderr).toContain("jq: stopped: the program ran out of memory");
-    expect(answers[0]!.data.stdout.trim()).toBe("0");
-    expect(answers[1]!.data.stdout).toBe("[2,4]\n");
-    // The CLI itself (~200 MB) + jq's worker: its 512 MB heap and what V8 keeps beside it.
+    // 400 MB of output: jq is stopped at the shell's 64 MB and says so.
+    expect(answers[0]!.data.stderr).toContain("jq: output stopped at 67108864 bytes (the output limit)");
+    expect(Number(answers[0]!.data.stdout)).toBeLessThanOrEqual(67_108_864);
+    // A filter that holds 100 million values: its WebAssembly heap is capped, the CLI goes on.
+    expect(answers[1]!.data.stderr).toContain("jq: stopped: the filter needed more than 256 MB of memory");
+    expect(answers[2]!.data.stdout).toBe("[2,4]\n");
+    // The CLI itself (~200 MB) + jq's worker and its 256 MB heap + the 64 MB of output it keeps.
     expect(peak).toBeLessThan(1000 * MB);
   }, 240_000);
 

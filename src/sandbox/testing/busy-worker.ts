@@ -9,18 +9,19 @@ const { buffer, channel, job, mode } = (workerData as { data: Record<string, unk
   mode: "busy" | "waiting";
 };
 const board = StopBoard.attach(buffer);
-board.begin(channel, job);
 const { signal } = board.signal(channel, job);
 const started = Date.now();
 if (mode === "busy") {
   let spins = 0;
-  while (!signal.aborted) spins++;
+  // Marked running from inside the loop, so the stop always finds it spinning.
+  while (!signal.aborted) if (++spins === 1) board.begin(channel, job);
   parentPort!.postMessage({
     stoppedAfterMs: Date.now() - started,
     reason: (signal.reason as Error).name,
     spins,
   });
 } else {
+  board.begin(channel, job);
   parentPort!.postMessage({ waiting: true });
   const timer = setTimeout(() => parentPort!.postMessage({ timedOut: true }), 60_000);
   signal.addEventListener("abort", () => {
