@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { createToolContext } from "../core/tool-context.ts";
 import { createEmbeddedRuntime } from "../host/create-runtime.ts";
 import { readReferenceSuite } from "../test-support/reference-suites.ts";
+import { searchText } from "./search-text.ts";
 
 interface RipgrepCase {
   id: string;
@@ -164,5 +166,26 @@ describe("ripgrep's regex engine in the search tools (Rust regex testdata, ripgr
     };
     expect(newline.status).toBe("error");
     expect(newline.error.message).toContain("literal newline");
+  });
+
+  it("keeps texts right between searches with different walks (gitignored files in one, not the other)", async () => {
+    const runtime = await createEmbeddedRuntime({
+      files: { ".gitignore": "ignored.txt\n", "ignored.txt": "needle\n", "kept.txt": "needle\n" },
+    });
+    const context = createToolContext(runtime.sandbox);
+    const search = async (gitignore: boolean) =>
+      (
+        await searchText(context, {
+          root: "",
+          pattern: "needle",
+          regex: false,
+          caseSensitive: true,
+          maxMatches: 10,
+          gitignore,
+        })
+      ).filesWithMatches;
+    expect(await search(false)).toEqual(["ignored.txt", "kept.txt"]);
+    expect(await search(true)).toEqual(["kept.txt"]);
+    expect(await search(false)).toEqual(["ignored.txt", "kept.txt"]);
   });
 });

@@ -156,16 +156,38 @@ async function searchableTexts(
     const contents = await Promise.all(
       stale.map(({ path }) => sandbox.readFile(`${sandbox.workspaceRoot}/${path}`)),
     );
+    const read = new Map<string, KnownFile>();
     for (const [index, { path, ...stat }] of stale.entries()) {
-      known.set(path, { ...stat, text: decodeText(contents[index]!) });
+      const file = { ...stat, text: decodeText(contents[index]!) };
+      read.set(path, file);
+      // Past the cap a text is used for this search only, and read again by the next.
+      if (known.size < MAX_KNOWN_FILES) known.set(path, file);
     }
-    if (known.size > MAX_KNOWN_FILES) known.clear();
     listing = { changes: undefined, files };
     listings.set(key, listing);
-    // Counted before the walk: a change made while it ran is seen by the next call.
-    if (!context.signal.aborted) listing.changes = changes;
+    // Counted before the walk; and only a listing whose every text is kept may skip the next walk.
+    if (!context.signal.aborted && read.size === stale.filter(({ path }) => known.has(path)).length) {
+      listing.changes = changes;
+    }
+    return files.map((entry) => ({ ...entry, file: known.get(entry.path) ?? read.get(entry.path) }));
   }
-  return listing!.files.map((entry) => ({ ...entry, file: known.get(entry.path) }));
+  // A text another search let go of (its listing pruned it, or the cap) is read again.
+  const out: { path: string; relative: string; file: KnownFile | undefined }[] = [];
+  for (const entry of listing!.files) {
+    let file = known.get(entry.path);
+    if (!file) {
+      const absolute = `${sandbox.workspaceRoot}/${entry.path}`;
+      const stat = await sandbox.stat(absolute).catch(() => null);
+      const bytes = stat ? await sandbox.readFile(absolute).catch(() => null) : null;
+      file =
+        stat && bytes
+          ? { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino ?? -1, text: decodeText(bytes) }
+          : undefined;
+      if (file && known.size < MAX_KNOWN_FILES) known.set(entry.path, file);
+    }
+    out.push({ ...entry, file });
+  }
+  return out;
 }
 
 async function searchableFiles(
