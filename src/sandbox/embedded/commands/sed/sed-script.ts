@@ -458,6 +458,8 @@ class ScriptParser {
     if (this.peek() === "\\") {
       this.i++;
       if (this.peek() === "\n") this.i++;
+      // `a\` at the very end: GNU adds nothing at all.
+      else if (this.i >= this.src.length) return "";
     } else if (this.i >= this.src.length) {
       this.fail("expected \\ after `a', `c' or `i'");
     }

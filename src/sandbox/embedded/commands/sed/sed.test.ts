@@ -368,3 +368,77 @@ describe.skipIf(!REAL)("sed: odd input, ours vs the real sed", () => {
     });
   }
 });
+
+/** Script forms: several -e, a/i/c with and without text, ranges with !, q/Q with appends, -z, w /dev/stdout, long options. */
+const SCRIPT_TEXT = "one\ntwo\nthree\nfour\nfive\nsix\nseven";
+const SCRIPT_FORMS: string[][] = [
+  ["-e", "1a\\", "-e", "after one", "-e", "3i before three"],
+  ["2,4c\\", "f"],
+  ["2,4!c X"],
+  ["$!c X"],
+  ["/two/,/four/{/three/d}"],
+  ["/two/a A1\n/two/a A2\n/two/i I1"],
+  ["2{a A\nn;s/^/>/}"],
+  ["a A\nN;P;D"],
+  ["0,/o/s//0/"],
+  ["1,/o/s/o/0/"],
+  ["-n", "/t/{=;p}"],
+  ["-s", "-n", "F;$="],
+  ["w /dev/stdout"],
+  ["-n", "2{p;q}"],
+  ["2q;a X"],
+  ["3Q;a X"],
+  ["-n", "$!{h;d};x;G;p"],
+  ["s/e/\\n/g;P;D"],
+  ["y/otw/\\n\\t|/"],
+  ["s/o/[\\&]/g"],
+  ["s/\\(o\\)\\(n\\)\\?/<\\2\\1>/g"],
+  ["-E", "s/(o)|(e)/[\\1\\2]/g"],
+  ["s/e/E/2g"],
+  ["-n", "s/e/E/gpw /dev/stdout"],
+  ["-n", "l 3"],
+  ["$a\\\nEND\\\nREALLY"],
+  ["1~3{s/^/#/}"],
+  ["2~0p"],
+  ["-n", "/one/,3{/two/!p}"],
+  ["/x/b;s/$/!/"],
+  [":a;/e$/{N;ba};s/\\n/+/g"],
+  ["-n", "/f/{:l;n;p;bl}"],
+  ["-z", "="],
+  ["-n", "-z", "l"],
+  ["1{h;d};G;s/\\n/=/"],
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a sed script ($ is its last line), not a template
+  ["-n", "H;${x;s/\\n/,/g;s/^,//;p}"],
+  ["N;N;N;D"],
+  ["s/[[:lower:]]\\{3\\}/U/"],
+  ["-E", "s/^(.{2}).*(.)$/\\1..\\2/"],
+  ["s/^/\\t/;s/$/\\x41/"],
+  ["s/o/\\o101/"],
+  ["c\\"],
+  ["i\\"],
+  ["2,3{p;p}"],
+  ["-n", "2,+2p"],
+  ["-n", "/t/,~4p"],
+  ["-n", "5,2p"],
+  ["-n", "$,1p"],
+  ["-n", "/six/,$!p"],
+  ["{;p;}"],
+  ["p;;p"],
+  ["-n", "p # comment"],
+  ["s/x/y/;#n\np"],
+  ["-u", "p"],
+  ["--posix", "p"],
+  ["-r", "s/(t)(w)/\\2\\1/"],
+  ["--expression=s/o/O/", "--quiet"],
+  ["-n", "--line-length=5", "l"],
+];
+
+describe.skipIf(!REAL)("sed: script forms, ours vs the real sed (stdout, stderr and status)", () => {
+  for (const form of SCRIPT_FORMS) {
+    const args = [...form, "f"];
+    it(`sed ${JSON.stringify(args)}`, async () => {
+      const { ours, real } = await runDifferential(runSed, REAL!, { args, files: { f: SCRIPT_TEXT } });
+      expect(ours).toEqual({ ...real, stderr: real.stderr.replaceAll(`${REAL}:`, "sed:") });
+    });
+  }
+});

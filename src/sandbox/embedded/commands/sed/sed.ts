@@ -114,6 +114,7 @@ class SedMachine {
   private missingNewline = false;
   private readonly stderr: string[] = [];
   private readonly written = new Map<string, string[]>();
+  private readonly writeMissing = new Map<string, boolean>();
   private readonly rCursors = new Map<string, number>();
   private exitCode = 0;
   private readonly poll: Poll;
@@ -231,18 +232,21 @@ class SedMachine {
     this.appendQueue.length = 0;
   }
 
-  private write(file: string, text: string): void {
-    if (file === "/dev/stdout") {
-      this.emit(text, true);
-      return;
+  /**
+   * w, W and s///w: each file is its own stream (as GNU's FILE*s are), keeping its own missing
+   * newline, so `w /dev/stdout` on an unterminated last line is glued to the auto-print.
+   */
+  private write(file: string, text: string, complete: boolean): void {
+    const missing = this.writeMissing.get(file) === true;
+    const chunk = `${missing ? "\n" : ""}${text}${complete ? this.separator : ""}`;
+    this.writeMissing.set(file, !complete);
+    if (file === "/dev/stdout") this.sink.push(chunk);
+    else if (file === "/dev/stderr") this.stderr.push(chunk);
+    else {
+      const chunks = this.written.get(file) ?? [];
+      this.written.set(file, chunks);
+      chunks.push(chunk);
     }
-    if (file === "/dev/stderr") {
-      this.stderr.push(`${text}\n`);
-      return;
-    }
-    const chunks = this.written.get(file) ?? [];
-    this.written.set(file, chunks);
-    chunks.push(`${text}\n`);
   }
 
   private jumped(): void {
@@ -366,7 +370,7 @@ class SedMachine {
         case "{":
           break;
         case "=":
-          this.emitRaw(`${this.lineNumber}\n`);
+          this.emitRaw(`${this.lineNumber}${this.separator}`);
           break;
         case "a":
           this.appendQueue.push(command.text!);
@@ -424,7 +428,7 @@ class SedMachine {
           this.holdComplete = this.patternComplete;
           break;
         case "l":
-          this.emitRaw(escapeForL(this.pattern, command.number ?? this.job.options.lineWrap));
+          this.emitRaw(escapeForL(this.pattern, command.number ?? this.job.options.lineWrap, this.separator));
           break;
         case "n":
           if (!this.hasNext()) return "quit";
@@ -477,11 +481,12 @@ class SedMachine {
           await this.substitute(command);
           break;
         case "w":
-          this.write(command.file!, this.pattern);
+          this.write(command.file!, this.pattern, this.patternComplete);
           break;
         case "W": {
           const newline = this.pattern.indexOf("\n");
-          this.write(command.file!, newline < 0 ? this.pattern : this.pattern.slice(0, newline));
+          if (newline < 0) this.write(command.file!, this.pattern, this.patternComplete);
+          else this.write(command.file!, this.pattern.slice(0, newline), true);
           break;
         }
         case "x":
@@ -557,7 +562,7 @@ class SedMachine {
       this.pattern = result.stdout.replace(/\n$/u, "");
     }
     if (command.print) this.emit(this.pattern, this.patternComplete);
-    if (command.file !== undefined) this.write(command.file, this.pattern);
+    if (command.file !== undefined) this.write(command.file, this.pattern, this.patternComplete);
   }
 }
 
@@ -603,7 +608,7 @@ const L_ESCAPES: Record<number, string> = {
 };
 
 /** `l`: the pattern space unambiguously, byte by byte, wrapped at `width` (0: never). */
-export function escapeForL(text: string, width: number): string {
+export function escapeForL(text: string, width: number, end = "\n"): string {
   let out = "";
   let column = 0;
   for (const byte of new TextEncoder().encode(text)) {
@@ -617,7 +622,7 @@ export function escapeForL(text: string, width: number): string {
     out += piece;
     column += piece.length;
   }
-  return `${out}$\n`;
+  return `${out}$${end}`;
 }
 
 class UsageError extends Error {}
