@@ -175,11 +175,13 @@ test.describe("watchdog", () => {
     await openApp(page);
     await runTool(page, "run", { command: "echo safe > safe.txt" }, { expectStatus: "success" });
     const started = Date.now();
-    // awk's loop never yields to the event loop: only terminating the worker stops it.
+    // A backtracking JavaScript regex (the shell grep's engine) cannot be interrupted mid-match:
+    // awk, sed, jq and node loops now stop at their deadline, so this is the watchdog's case.
+    await runTool(page, "run", { command: "printf aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab > runaway.txt" });
     const envelope = await runTool(
       page,
       "run",
-      { command: "awk 'BEGIN { while (1) { } }'", timeout_sec: "2" },
+      { command: "grep -E '(a+)+$' runaway.txt", timeout_sec: "2" },
       { requestId: "runaway", expectStatus: "error", timeout: 30_000 },
     );
     const elapsed = Date.now() - started;
