@@ -467,3 +467,50 @@ describe.skipIf(!REAL)("awk: odd input, ours vs the real gawk", () => {
     });
   }
 });
+
+/** A small CSV with a header, an empty field and a quoted comma; printf rounding and %g. */
+const CSV_TEXT = 'id,name,score\n1,ann,90.5\n2,bob,72\n3,cy,\n4,"d, e",88\n';
+const CSV_PROGRAMS: string[][] = [
+  ["-F,", 'NR > 1 { s += $3; n++ } END { printf "%.2f\\n", s / n }'],
+  ["-F,", "{ print NF }"],
+  ["-F,", '$3 == ""'],
+  ["-F,", "$3 > 80"],
+  ["-F,", '$3 >= "8"'],
+  ["-F,", "-v", "OFS=|", "{ $1 = $1 } 1"],
+  ["-F,", "{ print $NF }"],
+  ["-F,", 'NR == 1 { for (i = 1; i <= NF; i++) h[i] = $i; next } { print h[2] "=" $2 }'],
+  ["-F,", '{ printf "%-5s%5s\\n", $2, $3 }'],
+  ["-F,", '{ a[$2] = $3 } END { for (k in a) if (a[k] == "") print "empty:", k }'],
+  ['BEGIN { FS = OFS = "," } { $3 = $3 * 2 } 1'],
+  ["-F,", "{ print length($2) }"],
+  ["-F,", "{ print $2 ~ /^[a-c]/ }"],
+  ["-F,", 'NR == 2 { print; exit } END { print "end" }'],
+  ["-F,", '{ print > "/dev/stdout" }'],
+  ["-F,", "END { print NR, $1 }"],
+  ["BEGIN { while ((getline l) > 0) n++; print n }"],
+  ["-F", ",", "-v", "col=3", "{ print $col }"],
+  ["-F,", '{ print ($3 + 0 == $3) ? "num" : "str" }'],
+  ["-F,", '{ x = sprintf("%03d", $1); print x }'],
+  ["-F,", '{ printf "%s\\t%s\\n", $1, toupper($2) }'],
+  ['{ print NR ": " $0 }'],
+  ["NR == 1, /bob/"],
+  ["-F,", "{ sum[$1 % 2] += $3 } END { print sum[0], sum[1] }"],
+  ["-F,", 'BEGIN { getline; print "header:", $2 } { print $2 }'],
+  ['BEGIN { printf "%.0f %.0f %.0f %.0f\\n", 0.5, 1.5, 2.5, -0.5 }'],
+  ['BEGIN { printf "%5.3s|%-8.3e|%+.2e\\n", "abcdef", 12345.678, -0.00012 }'],
+  ['BEGIN { printf "%g %g %g %g %g\\n", 100000, 1000000, 0.0001, 0.00001, 123456789 }'],
+  ['BEGIN { print 3 " " 3.0 " " 3.10 " " -3.5e2 }'],
+];
+
+describe.skipIf(!REAL)("awk: CSV and number formatting, ours vs the real gawk", () => {
+  for (const form of CSV_PROGRAMS) {
+    const args = [...form, "f"];
+    it(`awk ${JSON.stringify(args)}`, async () => {
+      const { ours, real } = await runDifferential(runAwkCommand, REAL!, { args, files: { f: CSV_TEXT } });
+      expect({ stdout: ours.stdout, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        status: real.status,
+      });
+    });
+  }
+});
