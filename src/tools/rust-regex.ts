@@ -18,7 +18,7 @@ interface RRegexModule {
   escape(text: string): string;
   default?: () => Promise<unknown>;
 }
-interface Hir {
+export interface Hir {
   kind: { "@variant": string; "@values": unknown[] };
 }
 
@@ -74,15 +74,15 @@ function compile(module: RRegexModule, source: string, pattern: string): RRegexL
 const utf8 = new TextDecoder();
 
 /** Walks the parsed pattern (its HIR), calling `visit` on every node. */
-function walk(hir: Hir, visit: (hir: Hir) => void): void {
+export function walkHir(hir: Hir, visit: (hir: Hir) => void): void {
   visit(hir);
   const { "@variant": variant, "@values": values } = hir.kind;
-  if (variant === "Repetition" || variant === "Capture") walk((values[0] as { sub: Hir }).sub, visit);
+  if (variant === "Repetition" || variant === "Capture") walkHir((values[0] as { sub: Hir }).sub, visit);
   else if (variant === "Concat" || variant === "Alternation")
-    for (const sub of values[0] as Hir[]) walk(sub, visit);
+    for (const sub of values[0] as Hir[]) walkHir(sub, visit);
 }
 
-function literalBytes(hir: Hir): number[] {
+export function literalBytes(hir: Hir): number[] {
   const value = (hir.kind["@values"][0] as { "@values": [Record<string, number>] })["@values"][0];
   return Object.keys(value)
     .sort((a, b) => Number(a) - Number(b))
@@ -130,7 +130,7 @@ export async function compileLineMatcher(pattern: string, options: PatternOption
   const hir = line.syntax();
   let newline = false;
   let anchoredToText = false;
-  walk(hir, (node) => {
+  walkHir(hir, (node) => {
     if (node.kind["@variant"] === "Literal" && literalBytes(node).includes(10)) newline = true;
   });
   if (newline) {
@@ -142,7 +142,7 @@ export async function compileLineMatcher(pattern: string, options: PatternOption
   }
   // The whole file's pass uses multi-line CRLF anchors; \A and \z (text anchors) would narrow it.
   const whole = compile(module, `(?mR)${flags}${body}`, pattern);
-  walk(whole.syntax(), (node) => {
+  walkHir(whole.syntax(), (node) => {
     if (node.kind["@variant"] !== "Look") return;
     const look = node.kind["@values"][0] as { "@variant"?: string } | string;
     const name = typeof look === "string" ? look : (look["@variant"] ?? "");

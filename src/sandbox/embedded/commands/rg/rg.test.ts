@@ -1,0 +1,228 @@
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runRg } from "./rg.ts";
+
+const REAL = existsSync("/usr/bin/rg") ? "/usr/bin/rg" : null;
+
+/** A project with a .gitignore, hidden files, a binary, several matches per line and context. */
+const FILES: Record<string, string> = {
+  ".git/HEAD": "ref: refs/heads/main\n",
+  ".git/info/exclude": "excluded.md\n",
+  "excluded.md": "foo excluded\n",
+  ".gitignore": "ignored.txt\nbuild/\n*.log\n",
+  "ignored.txt": "foo in an ignored file\n",
+  "build/out.js": "foo built\n",
+  "debug.log": "foo logged\n",
+  ".hidden.txt": "foo hidden\n",
+  ".config/settings.json": '{"foo": 1}\n',
+  "bin.dat": "foo\u0000binary foo\n",
+  "src/main.ts":
+    "import foo from './foo';\nconst x = foo(foo);\n// FOO upper\nfunction bar() {}\nbar();\n\nreturn foobar;\n",
+  "src/util/helper.ts": "one\ntwo\nthree foo\nfour\nfive\nsix\nseven foo\neight\n",
+  "src/.ignore": "secret.ts\n",
+  "src/secret.ts": "foo secret\n",
+  "notes.md": "Foo Bar\nfoo bar\nfoo.bar\nfooXbar\nx+y=z\naaa\n",
+  "café.txt": "café Café CAFÉ\n",
+};
+
+async function runOurs(args: string[], stdin: string) {
+  const { createCommandContext, InMemoryFs, unsafeBytesFromLatin1 } = await import("just-bash");
+  const fs = new InMemoryFs();
+  for (const [name, text] of Object.entries(FILES)) {
+    await fs.mkdir(dirname(`/work/p/${name}`), { recursive: true });
+    await fs.writeFile(`/work/p/${name}`, text);
+  }
+  const latin1 = String.fromCharCode(...new TextEncoder().encode(stdin));
+  const ctx = createCommandContext({ fs, cwd: "/work/p", stdin: unsafeBytesFromLatin1(latin1) });
+  const result = await runRg(args, ctx as never);
+  return { stdout: result.stdout, stderr: result.stderr, status: result.exitCode };
+}
+
+function runReal(args: string[], stdin: string | null) {
+  const folder = mkdtempSync(join(tmpdir(), "toolroom-rg-"));
+  try {
+    for (const [name, text] of Object.entries(FILES)) {
+      mkdirSync(dirname(join(folder, name)), { recursive: true });
+      writeFileSync(join(folder, name), text);
+    }
+    // --sort path: ripgrep's own order is its threads'; ours is always path order.
+    const result = spawnSync(REAL!, ["--sort", "path", ...args], {
+      cwd: folder,
+      encoding: "utf8",
+      env: { PATH: "/usr/bin:/bin", LC_ALL: "C.UTF-8", HOME: folder },
+      // No stdin at all (not an empty pipe), so rg walks the folder as an agent's rg does.
+      stdio: [stdin === null ? "ignore" : "pipe", "pipe", "pipe"],
+      ...(stdin === null ? {} : { input: stdin }),
+      timeout: 10_000,
+    });
+    return { stdout: result.stdout ?? "", stderr: result.stderr ?? "", status: result.status ?? -1 };
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
+const CASES: { args: string[]; stdin?: string }[] = [
+  { args: ["foo"] },
+  { args: ["foo", "."] },
+  { args: ["foo", "src"] },
+  { args: ["foo", "src/"] },
+  { args: ["foo", "src/main.ts"] },
+  { args: ["foo", "src/main.ts", "notes.md"] },
+  { args: ["-n", "foo"] },
+  { args: ["-N", "foo", "src"] },
+  { args: ["-H", "foo", "src/main.ts"] },
+  { args: ["-i", "foo", "src"] },
+  { args: ["-S", "foo", "notes.md"] },
+  { args: ["-S", "Foo", "notes.md"] },
+  { args: ["-s", "FOO"] },
+  { args: ["-w", "foo"] },
+  { args: ["-x", "foo bar", "notes.md"] },
+  { args: ["-F", "foo.bar", "notes.md"] },
+  { args: ["foo.bar", "notes.md"] },
+  { args: ["-F", "x+y"] },
+  { args: ["-v", "foo", "src/util/helper.ts"] },
+  { args: ["-vn", "o", "src"] },
+  { args: ["-l", "foo"] },
+  { args: ["-c", "foo"] },
+  { args: ["-c", "foo", "src/main.ts"] },
+  { args: ["--files"] },
+  { args: ["--files", "src"] },
+  { args: ["--files", "--hidden"] },
+  { args: ["-g", "*.ts", "foo"] },
+  { args: ["-g", "!*.ts", "foo"] },
+  { args: ["--glob=*.md", "-l", "o"] },
+  { args: ["-g", "*.txt", "foo"] },
+  { args: ["-g", "*.ts", "-g", "!secret.ts", "foo"] },
+  { args: ["-g", "src/**", "-l", "foo"] },
+  { args: ["-g", "!src", "-l", "foo"] },
+  { args: ["--hidden", "foo"] },
+  { args: ["-u", "foo"] },
+  { args: ["-uu", "-l", "foo"] },
+  { args: ["-A", "1", "foo", "src"] },
+  { args: ["-B2", "foo", "src/util/helper.ts"] },
+  { args: ["-C", "1", "-n", "foo", "src"] },
+  { args: ["-C1", "foo"] },
+  { args: ["-o", "foo", "src"] },
+  { args: ["-on", "fo+", "src/main.ts"] },
+  { args: ["-o", "[a-z]+é", "café.txt"] },
+  { args: ["-i", "café", "café.txt"] },
+  { args: ["-e", "bar", "-e", "seven", "src"] },
+  { args: ["-m", "1", "foo", "src"] },
+  { args: ["-m1", "-c", "foo"] },
+  { args: ["-q", "foo"] },
+  { args: ["-q", "nothing-here"] },
+  { args: ["nothing-here"] },
+  { args: ["foo", "missing.txt"] },
+  { args: ["foo", "missing.txt", "src/main.ts"] },
+  { args: ["--no-heading", "foo", "src"] },
+  { args: ["--heading", "foo", "src"] },
+  { args: ["\\bfoo\\b", "src"] },
+  { args: ["(?i)foo(?-i)BAR", "notes.md"] },
+  { args: ["\\pL+\\d", "notes.md"] },
+  { args: ["[[:digit:]]", "."] },
+  { args: ["^$", "src/main.ts", "-n"] },
+  { args: ["("] },
+  { args: ["a{2,1}"] },
+  { args: ["a\\nb"] },
+  { args: ["-F", "a\nb"] },
+  { args: ["foo"], stdin: "a foo\nb\nfoo c\n" },
+  { args: ["-n", "foo"], stdin: "a foo\nb\nfoo c" },
+  { args: ["-c", "x"], stdin: "x\nxx\ny\n" },
+  { args: ["-o", "o"], stdin: "foo boo\n" },
+  { args: ["-C1", "x"], stdin: "a\nx\nb\nc\nd\nx\n" },
+  { args: ["foo", "-"], stdin: "foo\n" },
+  { args: ["-A", "1", "-m", "1", "foo", "src/util/helper.ts"] },
+  { args: ["-n", "-C", "2", "o", "src/util/helper.ts"] },
+  { args: ["-c", "-v", "foo", "src"] },
+  { args: ["-l", "-v", "foo"] },
+  { args: ["-iw", "café", "café.txt"] },
+  { args: ["-x", "-e", "one", "-e", "two", "src/util/helper.ts"] },
+];
+
+describe.skipIf(!REAL)("rg: ours against the real ripgrep 13 on a project folder", () => {
+  for (const entry of CASES) {
+    it(`rg ${entry.args.join(" ")}${entry.stdin === undefined ? "" : " (stdin)"}`, async () => {
+      const ours = await runOurs(entry.args, entry.stdin ?? "");
+      const real = runReal(entry.args, entry.stdin ?? null);
+      expect({ stdout: ours.stdout, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        status: real.status,
+      });
+      expect(ours.stderr === "").toBe(real.stderr === "");
+      if (["(", "a{2,1}", "a\\nb"].includes(entry.args[0]!)) expect(ours.stderr).toBe(real.stderr);
+    });
+  }
+});
+
+describe("rg: what it refuses rather than guesses", () => {
+  for (const args of [
+    ["--json", "foo"],
+    ["-P", "foo"],
+    ["-uuu", "foo"],
+    ["-r", "x", "foo"],
+    ["-a", "foo"],
+  ]) {
+    it(`rg ${args.join(" ")} fails with exit 2 and says the option is not supported`, async () => {
+      const result = await runOurs(args, "");
+      expect(result.status).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr).toMatch(/^rg: option .+ is not supported in this sandbox\n$/u);
+    });
+  }
+
+  it("says a file that is not UTF-8 is not searched (exit 2), as its raw bytes cannot be printed", async () => {
+    const { createCommandContext, InMemoryFs } = await import("just-bash");
+    const fs = new InMemoryFs();
+    await fs.writeFile("/w/latin1.txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+    const ctx = createCommandContext({ fs, cwd: "/w" });
+    expect(await runRg(["caf"], ctx as never)).toEqual({
+      stdout: "",
+      stderr: "rg: latin1.txt: not UTF-8 text, not searched in this sandbox\n",
+      exitCode: 2,
+    });
+  });
+
+  it("says a named binary file is not searched (exit 2) instead of printing a guess", async () => {
+    const result = await runOurs(["foo", "bin.dat"], "");
+    expect(result).toEqual({
+      stdout: "",
+      stderr: "rg: bin.dat: binary files are not searched in this sandbox\n",
+      status: 2,
+    });
+  });
+});
+
+describe("rg in the embedded shell", () => {
+  it("is ours, on ripgrep's syntax: \\pL, a piped stdin, and refused options", async () => {
+    const { EmbeddedSandbox } = await import("../../embedded-sandbox.ts");
+    const sandbox = await EmbeddedSandbox.create();
+    const root = sandbox.workspaceRoot;
+    await sandbox.writeFile(`${root}/a.txt`, "é1\nx\n");
+    await sandbox.writeFile(`${root}/b.txt`, "y2\n");
+    expect(await sandbox.exec("rg '\\pL\\d'")).toMatchObject({ exitCode: 0, stdout: "a.txt:é1\nb.txt:y2\n" });
+    expect(await sandbox.exec("printf 'a\\nfoo\\n' | rg -n foo")).toMatchObject({
+      exitCode: 0,
+      stdout: "2:foo\n",
+    });
+    expect(await sandbox.exec("rg nothing")).toMatchObject({ exitCode: 1, stdout: "" });
+    expect(await sandbox.exec("rg --json x")).toMatchObject({
+      exitCode: 2,
+      stderr: "rg: option --json is not supported in this sandbox\n",
+    });
+  });
+
+  it("stops at the stop signal with exit 130", async () => {
+    const { createCommandContext, InMemoryFs } = await import("just-bash");
+    const fs = new InMemoryFs();
+    for (let i = 0; i < 300; i++) await fs.writeFile(`/w/f${i}.txt`, "x\n");
+    const controller = new AbortController();
+    controller.abort();
+    const ctx = createCommandContext({ fs, cwd: "/w", signal: controller.signal });
+    const result = await runRg(["x"], ctx as never);
+    expect(result.exitCode).toBe(130);
+    expect(result.stderr).toBe("rg: interrupted\n");
+  });
+});
