@@ -106,9 +106,11 @@ export function parseRgArgs(args: string[]): RgOptions {
           break;
         case "--word-regexp":
           o.word = true;
+          o.line = false; // -w and -x: the last one given wins, as in ripgrep
           break;
         case "--line-regexp":
           o.line = true;
+          o.word = false;
           break;
         case "--fixed-strings":
           o.fixed = true;
@@ -204,9 +206,11 @@ export function parseRgArgs(args: string[]): RgOptions {
             break;
           case "w":
             o.word = true;
+            o.line = false; // -w and -x: the last one given wins, as in ripgrep
             break;
           case "x":
             o.line = true;
+            o.word = false;
             break;
           case "F":
             o.fixed = true;
@@ -330,11 +334,7 @@ async function compile(o: RgOptions): Promise<Matcher> {
   ).RRegex(`${insensitive ? "(?i)" : ""}${body}`);
   return {
     isMatch: (line) => regex.isMatch(line),
-    findAll: (line) =>
-      regex
-        .findAll(line)
-        .map((m) => m.value)
-        .filter((v) => v !== ""),
+    findAll: (line) => regex.findAll(line).map((m) => m.value),
   };
 }
 
@@ -579,6 +579,8 @@ export async function runRg(args: string[], ctx: ResolvedCommandContext): Promis
         const selected = matcher!.isMatch(line) !== o.invert;
         if (selected && found < o.maxCount) {
           found++;
+          // -c with -o counts matches, as ripgrep does.
+          if (o.count && o.onlyMatching) found += matcher!.findAll(line).length - 1;
           if (o.quiet || o.filesWithMatches || o.count) continue;
           const from = Math.max(lastPrinted + 1, index - o.before);
           if ((o.before > 0 || o.after > 0) && lastPrinted >= 0 && from > lastPrinted + 1) body.push("--\n");
@@ -589,8 +591,8 @@ export async function runRg(args: string[], ctx: ResolvedCommandContext): Promis
           lastPrinted = index;
           afterLeft = o.after;
         } else if (afterLeft > 0) {
-          if (found >= o.maxCount && selected) break;
-          emit(index, "-", line);
+          // Past -m, ripgrep still prints the last match's after-context, matches marked as matches.
+          emit(index, selected ? ":" : "-", line);
           lastPrinted = index;
           afterLeft--;
         } else if (found >= o.maxCount) break;
@@ -598,8 +600,8 @@ export async function runRg(args: string[], ctx: ResolvedCommandContext): Promis
       if (found === 0) continue;
       matched = true;
       if (o.quiet) break;
-      if (o.filesWithMatches) out.push(`${target.name}\n`);
-      else if (o.count) out.push(showName ? `${target.name}:${found}\n` : `${found}\n`);
+      if (o.count) out.push(showName ? `${target.name}:${found}\n` : `${found}\n`);
+      else if (o.filesWithMatches) out.push(`${target.name}\n`);
       else {
         if (o.heading && showName) {
           if (printedGroup) out.push("\n");
