@@ -142,6 +142,10 @@ const CASES: { args: string[]; stdin?: string }[] = [
   { args: ["-m", "1", "-A", "5", "foo", "src/util/helper.ts"] },
   { args: ["-co", "foo", "src/main.ts"] },
   { args: ["-lc", "foo"] },
+  { args: ["--no-filename", "foo", "src"] },
+  { args: ["--color", "never", "-n", "foo", "src"] },
+  { args: ["--color=auto", "foo", "src"] },
+  { args: ["--sort=path", "-l", "foo"] },
   { args: ["-lc", "foo", "notes.md"] },
   { args: ["-n", "-m1", "-A2", "x"], stdin: "x\nx\nx\nx\n" },
   { args: ["-m1", "-A1", "-B1", "x"], stdin: "a\nx\nb\nx\nx\n" },
@@ -188,6 +192,9 @@ describe("rg: what it refuses rather than guesses", () => {
     ["-uuu", "foo"],
     ["-r", "x", "foo"],
     ["-a", "foo"],
+    ["--color=always", "foo"],
+    ["--sort", "modified", "foo"],
+    ["-t", "ts", "foo"],
   ]) {
     it(`rg ${args.join(" ")} fails with exit 2 and says the option is not supported`, async () => {
       const result = await runOurs(args, "");

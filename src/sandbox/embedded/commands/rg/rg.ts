@@ -181,6 +181,18 @@ export function parseRgArgs(args: string[]): RgOptions {
         case "--no-filename":
           o.withFilename = false;
           break;
+        // What ripgrep prints to a pipe anyway: no colour, files in path order (ours always are).
+        case "--color":
+        case "--colour": {
+          const v = value();
+          if (v !== "never" && v !== "auto") throw unsupported(`${name}=${v ?? ""}`);
+          break;
+        }
+        case "--sort": {
+          const v = value();
+          if (v !== "path" && v !== "none") throw unsupported(`${name}=${v ?? ""}`);
+          break;
+        }
         default:
           throw unsupported(name);
       }
