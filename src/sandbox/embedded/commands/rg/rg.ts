@@ -308,10 +308,24 @@ export function parseRgArgs(args: string[]): RgOptions {
   return o;
 }
 
-/** ripgrep's smart case: insensitive unless a literal in the pattern has an upper-case letter. */
-function hasUpperLiteral(pattern: string): boolean {
-  const literals = pattern.replace(/\\[pP]\{[^}]*\}|\\[pP].|\\x\{[^}]*\}|\\x[0-9a-fA-F]{2}|\\./gu, "");
-  return /\p{Lu}/u.test(literals);
+/**
+ * ripgrep's smart case: insensitive when the patterns have a literal (a class range's ends count)
+ * and none is an upper-case letter; a pattern of only classes (\p{Ll}, [[:lower:]]) stays sensitive.
+ */
+function smartCaseInsensitive(patterns: string[], fixed: boolean): boolean {
+  const literals = patterns
+    .map((pattern) =>
+      fixed
+        ? pattern
+        : pattern
+            .replace(/\[:\^?[a-z]+:\]/gu, "")
+            .replace(/\\[pP](\{[^}]*\}|.)|\\x(\{[^}]*\}|[0-9a-fA-F]{2})|\\u\{[^}]*\}|\\[a-zA-Z]/gu, "")
+            .replace(/\\[^a-zA-Z0-9]/gu, "\u0001")
+            .replace(/\(\?P?<\w+>|\(\?[a-zA-Z-]*:?|\{\d+(,\d*)?\}/gu, "")
+            .replace(/[[\]().*+?|^$\-{}]/gu, ""),
+    )
+    .join("");
+  return literals !== "" && !/\p{Lu}/u.test(literals);
 }
 
 const NEWLINE = `the literal '"\\n"' is not allowed in a regex
@@ -335,7 +349,7 @@ async function compile(o: RgOptions): Promise<Matcher> {
     });
   }
   const insensitive =
-    o.caseMode === "insensitive" || (o.caseMode === "smart" && !o.patterns.some(hasUpperLiteral));
+    o.caseMode === "insensitive" || (o.caseMode === "smart" && smartCaseInsensitive(o.patterns, o.fixed));
   let body = bodies.length === 1 ? bodies[0]! : bodies.map((b) => `(?:${b})`).join("|");
   if (o.line) body = `^(?:${body})$`;
   else if (o.word) body = `(?:^|\\W)(?:${body})(?:$|\\W)`;
