@@ -86,6 +86,31 @@ export async function runPeerCase(runtime: Runtime, entry: PeerCase): Promise<Ca
   return { entry, passed, got, ...(envelope.error ? { error: envelope.error.message } : {}) };
 }
 
+/**
+ * Runs a whole suite through the sandboxed tool. What is wrong: each failing case (got vs want) that
+ * is not a known difference, and each known difference that passes now; `summary` counts the passes.
+ */
+export async function peerSuiteFailures(
+  runtime: Runtime,
+  tool: FilterTool,
+  knownDifferences: readonly string[] = [],
+): Promise<{ failures: string[]; cases: number; summary: string }> {
+  const failures: string[] = [];
+  const cases = peerCases(tool);
+  for (const entry of cases) {
+    const outcome = await runPeerCase(runtime, entry);
+    const known = knownDifferences.includes(entry.id);
+    if (!outcome.passed && !known) {
+      failures.push(
+        `${entry.id} ${JSON.stringify(entry.program)}: got ${JSON.stringify(outcome.got)} ${outcome.error ?? ""}, want ${JSON.stringify(entry.expected)}`,
+      );
+    }
+    if (outcome.passed && known) failures.push(`${entry.id} passes now`);
+  }
+  const passed = cases.length - failures.length - knownDifferences.length;
+  return { failures, cases: cases.length, summary: `${passed}/${cases.length} passed` };
+}
+
 /** The real program's path when it is installed (CI installs gawk; grep and sed are in every Debian). */
 export function realProgram(name: "grep" | "sed" | "gawk"): string | null {
   for (const path of [`/usr/bin/${name}`, `/bin/${name}`]) if (existsSync(path)) return path;
