@@ -155,6 +155,13 @@ const CASES: { args: string[]; stdin?: string }[] = [
   { args: ["-co", "foo", "src/main.ts"] },
   { args: ["-lc", "foo"] },
   { args: ["--no-filename", "foo", "src"] },
+  { args: ["-g", "util/*", "-l", "foo", "src"] },
+  { args: ["-g", "src/util/*", "-l", "foo", "src"] },
+  { args: ["-g", "*.md", "foo", "src/main.ts"] },
+  { args: ["-g", "!util", "-l", "foo", "src"] },
+  { args: ["foo", "./src"] },
+  { args: ["-x", "foo"], stdin: "foo\r\nfoo\n" },
+  { args: ["foo"], stdin: "foo\r\n" },
   { args: ["--color", "never", "-n", "foo", "src"] },
   { args: ["--color=auto", "foo", "src"] },
   { args: ["--sort=path", "-l", "foo"] },
@@ -226,6 +233,18 @@ describe("rg: what it refuses rather than guesses", () => {
       stderr: "rg: latin1.txt: not UTF-8 text, not searched in this sandbox\n",
       exitCode: 2,
     });
+  });
+
+  it("refuses -g on a folder outside the current one (ripgrep would match the glob against another path)", async () => {
+    const { createCommandContext, InMemoryFs } = await import("just-bash");
+    const fs = new InMemoryFs();
+    await fs.writeFile("/other/a.ts", "foo\n");
+    await fs.mkdir("/w", { recursive: true });
+    const ctx = createCommandContext({ fs, cwd: "/w" });
+    const result = await runRg(["-g", "*.ts", "foo", "/other"], ctx as never);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/^rg: option -g .* is not supported in this sandbox\n$/u);
+    expect((await runRg(["foo", "/other"], ctx as never)).stdout).toBe("/other/a.ts:foo\n");
   });
 
   it("says a named binary file is not searched (exit 2) instead of printing a guess", async () => {

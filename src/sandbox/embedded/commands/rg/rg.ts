@@ -491,7 +491,8 @@ async function walk(
     const shown = display === "" ? name : display.endsWith("/") ? `${display}${name}` : `${display}/${name}`;
     const stat = await ctx.fs.lstat(child);
     if (!stat.isDirectory && !stat.isFile) continue;
-    const verdict = keep ? keep(child.slice(base.length + 1), stat.isDirectory) : "none";
+    // -g globs match the path from the current folder (ripgrep's override root), not from the search root.
+    const verdict = keep ? keep(child.slice(base === "/" ? 1 : base.length + 1), stat.isDirectory) : "none";
     if (verdict === "skip") continue;
     if (verdict === "none") {
       if (!o.hidden && name.startsWith(".")) continue;
@@ -547,10 +548,17 @@ export async function runRg(args: string[], ctx: ResolvedCommandContext): Promis
         continue;
       }
       walked = true;
+      const cwd = ctx.fs.resolvePath(ctx.cwd, ".");
+      if (o.globs.length > 0 && cwd !== "/" && absolute !== cwd && !absolute.startsWith(`${cwd}/`)) {
+        err.push(
+          `rg: option -g with a folder outside the current one (${path}) is not supported in this sandbox\n`,
+        );
+        return finish(out, err, 2);
+      }
       const { rules, inRepo } = o.noIgnore
         ? { rules: new Rules([]), inRepo: false }
         : await rulesAbove(ctx, absolute);
-      await walk(ctx, o, path, absolute, absolute, rules, inRepo, globFilter(o.globs), poll, targets);
+      await walk(ctx, o, path, absolute, cwd, rules, inRepo, globFilter(o.globs), poll, targets);
     }
     if (o.files) {
       for (const target of targets) out.push(`${target.name}\n`);
