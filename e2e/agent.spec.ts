@@ -231,7 +231,11 @@ test.describe("agents and sessions", () => {
           toolCalls: [
             {
               name: "run",
-              arguments: { command: "awk 'BEGIN { while (1) { } }'", timeout_sec: 2 },
+              // A backtracking JavaScript regex (the shell grep's engine) cannot be interrupted mid-match.
+              arguments: {
+                command: "printf aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab > r.txt; grep -E '(a+)+$' r.txt",
+                timeout_sec: 2,
+              },
               id: "loop",
             },
           ],
