@@ -74,9 +74,9 @@ export interface InputFile {
   error?: string;
 }
 
-/** Reads a file named on the command line ("-" is stdin), as a program would see it. */
+/** Reads a file named on the command line ("-" and /dev/stdin are stdin), as a program would see it. */
 export async function readInput(ctx: ResolvedCommandContext, name: string): Promise<InputFile> {
-  if (name === "-") return { name, text: stdinText(ctx) };
+  if (name === "-" || name === "/dev/stdin") return { name, text: stdinText(ctx) };
   const path = ctx.fs.resolvePath(ctx.cwd, name);
   try {
     const stat = await ctx.fs.stat(path);

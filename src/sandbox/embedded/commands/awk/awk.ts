@@ -1,6 +1,7 @@
 import { type Command, defineCommand, type ResolvedCommandContext } from "just-bash";
 import {
   type CommandResult,
+  readInput,
   STOP_EXIT,
   type StopCheck,
   shellStopCheck,
@@ -132,17 +133,7 @@ export async function runAwkCommand(args: string[], ctx: ResolvedCommandContext)
     }
     throw error;
   }
-  const read = async (name: string): Promise<string | null> => {
-    if (name === "-" || name === "/dev/stdin") return stdinText(ctx);
-    try {
-      const path = ctx.fs.resolvePath(ctx.cwd, name);
-      const stat = await ctx.fs.stat(path);
-      if (stat.isDirectory) return null;
-      return new TextDecoder().decode(await ctx.fs.readFileBuffer(path));
-    } catch {
-      return null;
-    }
-  };
+  const read = async (name: string): Promise<string | null> => (await readInput(ctx, name)).text;
   let source = line.programText ?? "";
   for (const file of line.programFiles) {
     const text = await read(file);

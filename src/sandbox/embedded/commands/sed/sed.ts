@@ -2,6 +2,7 @@ import { type Command, defineCommand, type ResolvedCommandContext } from "just-b
 import {
   type CommandResult,
   Poll,
+  readInput,
   STOP_EXIT,
   type StopCheck,
   Stopped,
@@ -788,17 +789,7 @@ export async function runSed(args: string[], ctx: ResolvedCommandContext): Promi
     if (error instanceof VersionRequest) return { stdout: error.message, stderr: "", exitCode: 0 };
     throw error;
   }
-  const readText = async (name: string): Promise<string | null> => {
-    if (name === "-" || name === "/dev/stdin") return stdinText(ctx);
-    try {
-      const path = ctx.fs.resolvePath(ctx.cwd, name);
-      const stat = await ctx.fs.stat(path);
-      if (stat.isDirectory) return null;
-      return new TextDecoder().decode(await ctx.fs.readFileBuffer(path));
-    } catch {
-      return null;
-    }
-  };
+  const readText = async (name: string): Promise<string | null> => (await readInput(ctx, name)).text;
   for (const piece of line.pieces) {
     if (piece.file === undefined) continue;
     const text = await readText(piece.file);
