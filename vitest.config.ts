@@ -5,5 +5,6 @@ export default defineConfig({
     include: ["src/**/*.test.ts", "bin/**/*.test.ts"],
     testTimeout: 30_000,
     pool: "forks",
+    globalSetup: ["src/test-support/build-cli-setup.ts"],
   },
 });

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { buildCli } from "../scripts/build-cli.mjs";
 import type { BenchRow } from "./types.ts";
 
 const BIN = join(import.meta.dirname, "..", "bin", "toolroom");
@@ -47,11 +48,12 @@ function peakBytes(pid: number): number {
  * What a desktop agent waits for: `toolroom mcp` started on `folder`, initialize, then a first
  * tools/call (read a file) answered. Timed from the spawn; peak memory read at the answer.
  */
-function firstAnswer(folder: string): Promise<{ ms: number; peak: number }> {
+function firstAnswer(folder: string, fromSource = false): Promise<{ ms: number; peak: number }> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(BIN, ["mcp", "--workspace", folder, "--profile", "coding-agent"], {
       stdio: ["pipe", "pipe", "ignore"],
+      env: fromSource ? { ...process.env, TOOLROOM_CLI_FROM_SOURCE: "1" } : process.env,
     });
     let buffer = "";
     child.stdout.setEncoding("utf8");
@@ -90,7 +92,7 @@ function firstAnswer(folder: string): Promise<{ ms: number; peak: number }> {
   });
 }
 
-/** `toolroom --help`: the CLI's own start-up (node, tsx, loading the modules), with no folder. */
+/** `toolroom --help`: the CLI's own start-up (node, loading the prebuilt modules), with no folder. */
 function helpMs(): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -101,9 +103,9 @@ function helpMs(): Promise<number> {
 }
 
 /** Median time and largest peak over `runs` starts. */
-async function measure(folder: string, runs = 3): Promise<{ ms: number; peak: number }> {
+async function measure(folder: string, runs = 3, fromSource = false): Promise<{ ms: number; peak: number }> {
   const results: { ms: number; peak: number }[] = [];
-  for (let i = 0; i < runs; i++) results.push(await firstAnswer(folder));
+  for (let i = 0; i < runs; i++) results.push(await firstAnswer(folder, fromSource));
   const times = results.map((result) => result.ms).sort((a, b) => a - b);
   return {
     ms: times[Math.floor(times.length / 2)]!,
@@ -116,12 +118,16 @@ async function measure(folder: string, runs = 3): Promise<{ ms: number; peak: nu
  * must not depend on the folder's size (the goal: within 2× and under 1 s), nor memory.
  */
 export async function benchMcpStart(): Promise<BenchRow[]> {
+  // bin/toolroom runs the prebuilt CLI (dist-cli) only when it is built from the current sources.
+  await buildCli();
   const small = projectFolder(1);
   const large = projectFolder(400);
   try {
-    await firstAnswer(small); // warm the disk cache and tsx's transform cache
+    await firstAnswer(small); // warm the disk cache
+    await firstAnswer(small, true); // and tsx's transform cache
     const onSmall = await measure(small);
     const onLarge = await measure(large);
+    const fromSource = await measure(small, 3, true);
     const help: number[] = [];
     for (let i = 0; i < 3; i++) help.push(await helpMs());
     help.sort((a, b) => a - b);
@@ -137,6 +143,11 @@ export async function benchMcpStart(): Promise<BenchRow[]> {
         name: "mcp: spawn → first tools/call answer, 1 MB folder",
         ms: onSmall.ms,
         reference: { name: "toolroom --help (start-up alone)", ms: help[1]! },
+      },
+      {
+        name: "mcp: spawn → first tools/call answer, 1 MB folder, the prebuilt CLI (dist-cli)",
+        ms: onSmall.ms,
+        reference: { name: "the same from source through tsx", ms: fromSource.ms },
       },
     ];
   } finally {

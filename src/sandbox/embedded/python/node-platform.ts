@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { Worker } from "node:worker_threads";
+import { startTsWorker } from "../../../host/ts-worker.ts";
 import type { FromWorker } from "./protocol.ts";
 import type { PythonPlatform } from "./runner.ts";
 
@@ -16,7 +16,7 @@ export function nodePythonPlatform(): PythonPlatform {
   const folder = cpythonFolder();
   return {
     spawn() {
-      const worker = new Worker(new URL("./node-worker.mjs", import.meta.url));
+      const worker = startTsWorker(new URL("./node-worker.ts", import.meta.url), null);
       // A worker that is only waiting for work must not keep the CLI alive.
       worker.unref();
       return {

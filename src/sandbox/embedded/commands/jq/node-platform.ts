@@ -1,13 +1,13 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { Worker } from "node:worker_threads";
+import { startTsWorker } from "../../../../host/ts-worker.ts";
 import type { FromJqWorker, JqPlatform } from "./runner.ts";
 
 /** jq in Node: its worker a worker_thread, jq-wasm's loader read from node_modules. */
 export function nodeJqPlatform(): JqPlatform {
   return {
     spawn() {
-      const worker = new Worker(new URL("./node-worker.mjs", import.meta.url));
+      const worker = startTsWorker(new URL("./node-worker.ts", import.meta.url), null);
       worker.unref();
       return {
         post: (message) => worker.postMessage(message),

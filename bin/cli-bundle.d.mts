@@ -1,0 +1,4 @@
+export declare const OUT_DIR: string;
+export declare const MANIFEST: string;
+export declare function sourcesHash(root: string, files: string[]): string;
+export declare function bundleIfFresh(root: string): string | null;

@@ -1,0 +1,137 @@
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { bundleIfFresh, MANIFEST, sourcesHash } from "../../bin/cli-bundle.mjs";
+import { buildCli } from "../../scripts/build-cli.mjs";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+/** Runs the built bundle itself (not bin/toolroom, which would fall back to tsx were it stale). */
+function runBundle(
+  args: string[],
+  input: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const entry = pathToFileURL(join(ROOT, "dist-cli", "cli-main.mjs")).href;
+  // A file, not `node -e`: workers inherit the process's flags, and jq's would choke on --input-type.
+  const runner = join(mkdtempSync(join(tmpdir(), "toolroom-cli-bundle-run-")), "run.mjs");
+  writeFileSync(
+    runner,
+    `const cli = await import(${JSON.stringify(entry)});\nprocess.exitCode = await cli.main(process.argv.slice(2));\n`,
+  );
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [runner, ...args], {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, TOOLROOM_DEBUG: "1" },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", reject);
+    child.on("close", (code) => {
+      rmSync(dirname(runner), { recursive: true, force: true });
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+describe("the CLI bundle (dist-cli)", () => {
+  it("is built from the current sources, and its workers are prebuilt modules, not TypeScript", async () => {
+    await buildCli();
+    expect(bundleIfFresh(ROOT)).toBe(pathToFileURL(join(ROOT, "dist-cli", "cli-main.mjs")).href);
+    for (const name of readdirSync(join(ROOT, "dist-cli")).filter((file) => file.endsWith(".mjs"))) {
+      const code = readFileSync(join(ROOT, "dist-cli", name), "utf8");
+      expect(code, name).not.toMatch(/new URL\("[^"]*\.ts"/u);
+    }
+  });
+
+  it("runs every tool with a worker or WebAssembly: jq, the rg regex engine, python3, node, TypeScript, ruff, git", async () => {
+    await buildCli();
+    const workspace = mkdtempSync(join(tmpdir(), "toolroom-cli-bundle-"));
+    try {
+      writeFileSync(join(workspace, "a.py"), "import os\n");
+      writeFileSync(join(workspace, "b.ts"), "export const n: number = 'x';\n");
+      writeFileSync(join(workspace, "words.txt"), "plain\nnaïve_7\n");
+      const calls = [
+        { tool: "shell", params: { command: `echo '{"a":[1,2,3]}' | jq -c '.a | map(. * 2)'` } },
+        // \pL is ripgrep's syntax, which only the Rust regex engine (rregex, WebAssembly) has.
+        { tool: "grep", params: { pattern: "^\\pL+_\\d$" } },
+        { tool: "shell", params: { command: "python3 -c 'print(sum(range(10)))'" } },
+        { tool: "shell", params: { command: "node -e 'console.log([1, 2].map((x) => x * 3).join())'" } },
+        { tool: "typecheck", params: {} },
+        { tool: "run_lint", params: {} },
+        {
+          tool: "shell",
+          params: { command: "git init -q && git add . && git commit -qm first && git log --oneline" },
+        },
+      ];
+      const { code, stdout, stderr } = await runBundle(
+        ["batch", "--workspace", workspace, "--profile", "coding-agent"],
+        calls.map((call) => `${JSON.stringify(call)}\n`).join(""),
+      );
+      expect(stderr).not.toMatch(/internal error/u);
+      expect(code).toBe(0);
+      const [jq, grep, python, node, types, lint, git] = stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line));
+      expect(jq).toMatchObject({ ok: true, data: { exit_code: 0, stdout: "[2,4,6]\n" } });
+      expect(JSON.stringify(grep)).toContain("naïve_7");
+      expect(JSON.stringify(grep)).not.toContain("plain");
+      expect(python).toMatchObject({ ok: true, data: { exit_code: 0, stdout: "45\n" } });
+      expect(node).toMatchObject({ ok: true, data: { exit_code: 0, stdout: "3,6\n" } });
+      expect(types).toMatchObject({ ok: true, data: { parser_used: "typescript-api", issue_count: 1 } });
+      expect(lint).toMatchObject({ ok: true, data: { parser_used: "ruff-wasm", issue_count: 1 } });
+      expect(git).toMatchObject({
+        ok: true,
+        data: { exit_code: 0, stdout: expect.stringMatching(/^[0-9a-f]{7} first\n$/u) },
+      });
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe("bundleIfFresh: bin/toolroom never runs a bundle older than the sources", () => {
+  function builtTree(): string {
+    const root = mkdtempSync(join(tmpdir(), "toolroom-cli-fresh-"));
+    mkdirSync(join(root, "src"));
+    mkdirSync(join(root, "dist-cli"));
+    writeFileSync(join(root, "src", "a.ts"), "export const a = 1;\n");
+    writeFileSync(join(root, "src", "b.ts"), "export const b = 2;\n");
+    const files = ["src/a.ts", "src/b.ts"];
+    writeFileSync(join(root, MANIFEST), JSON.stringify({ files, hash: sourcesHash(root, files) }));
+    return root;
+  }
+
+  it("takes the bundle built from exactly these sources", () => {
+    const root = builtTree();
+    expect(bundleIfFresh(root)).toBe(pathToFileURL(join(root, "dist-cli", "cli-main.mjs")).href);
+  });
+
+  it("runs from source once a source changes, even by one byte and with the same size", () => {
+    const root = builtTree();
+    writeFileSync(join(root, "src", "b.ts"), "export const b = 3;\n");
+    expect(bundleIfFresh(root)).toBeNull();
+  });
+
+  it("runs from source when a source is gone, the manifest is missing or is not JSON", () => {
+    const gone = builtTree();
+    rmSync(join(gone, "src", "a.ts"));
+    expect(bundleIfFresh(gone)).toBeNull();
+    const missing = builtTree();
+    rmSync(join(missing, MANIFEST));
+    expect(bundleIfFresh(missing)).toBeNull();
+    const broken = builtTree();
+    writeFileSync(join(broken, MANIFEST), "{");
+    expect(bundleIfFresh(broken)).toBeNull();
+  });
+});
