@@ -90,8 +90,57 @@ async function row(name: string, changes: FileChange[], note: string): Promise<B
   };
 }
 
+const CALLS = 20;
+const FOLDER_FILES = 2000;
+
+/**
+ * What writing back after each call adds to a call: the same small edit (file_write of a one-line
+ * file) run CALLS times with --write-back and without, on a folder of 2,000 files listed first, so
+ * a cost that grew with the folder (a walk of it per call) would show.
+ */
+async function perCallRow(): Promise<BenchRow> {
+  const { openHostRuntime } = await import("../src/cli/host-runtime.ts");
+  const dir = mkdtempSync(join(tmpdir(), "toolroom-bench-calls-"));
+  for (let i = 0; i < FOLDER_FILES; i++) {
+    if (i % 100 === 0) mkdirSync(join(dir, `part${i / 100}`));
+    writeFileSync(join(dir, `part${Math.floor(i / 100)}`, `file${i}.ts`), `export const v = ${i};\n`);
+  }
+  const perCall = async (writeBack: boolean): Promise<number> => {
+    const host = await openHostRuntime({ workspace: dir, approve: "auto", networkAllowList: [], writeBack });
+    const call = (tool: string, params: Record<string, unknown>) =>
+      host.invoke("coding-agent", { tool, params }, () => null);
+    await call("file_list", { path: ".", recursive: true });
+    const ms = await medianMs(
+      async () => {
+        const started = performance.now();
+        for (let i = 0; i < CALLS; i++) {
+          const { outcome } = await call("file_write", { path: "notes.txt", content: `call ${i}\n` });
+          if (outcome.status !== "success") throw new Error(JSON.stringify(outcome.envelope));
+        }
+        return (performance.now() - started) / CALLS;
+      },
+      RUNS,
+      1,
+      true,
+    );
+    // The run's end line goes to stderr; the bench's table is what counts.
+    await host.finish({ answered: 0 });
+    return ms;
+  };
+  const without = await perCall(false);
+  const withWriteBack = await perCall(true);
+  rmSync(dir, { recursive: true, force: true });
+  return {
+    name: `write-back after each call: a one-line file_write (${FOLDER_FILES}-file folder)`,
+    ms: withWriteBack,
+    reference: { name: "the same call, no write-back", ms: without },
+    note: "per call; the difference is the plan of the call's own paths + temp + fsync + rename",
+  };
+}
+
 export async function benchWriteBack(): Promise<BenchRow[]> {
   return [
+    await perCallRow(),
     await row(
       "300 new files in 11 folders",
       manyFiles(),

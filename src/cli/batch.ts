@@ -8,7 +8,6 @@ import { STDOUT_CLOSED, STOPPED } from "./run-end.ts";
 
 export interface BatchOptions extends HostRuntimeOptions {
   profile: Profile;
-  writeBack: boolean;
   input: Readable;
   output: Writable;
 }
@@ -16,7 +15,8 @@ export interface BatchOptions extends HostRuntimeOptions {
 /**
  * `toolroom batch`: JSONL calls in, one JSONL envelope out per line, in order. Asked to stop (a
  * signal), it reads no further line, gives the running call a short grace, else stops it and
- * undoes its changes (its answer says it was cancelled), then writes back what answered calls did.
+ * undoes its changes (its answer says it was cancelled). Each answered call is written back
+ * before its answer is printed.
  */
 export async function runBatch(options: BatchOptions): Promise<number> {
   const host = await openHostRuntime(options);
@@ -37,14 +37,18 @@ export async function runBatch(options: BatchOptions): Promise<number> {
         if (!parsed.ok) throw new ToolFailure("invalid_params", parsed.message);
         requestId = requestIdOf(parsed.value);
         const call = normalizeCall(options.profile, parsed.value);
-        const running = runtime.invoke(options.profile.name, call);
+        let stopped = false;
+        const running = host.invoke(options.profile.name, call, () =>
+          stopped ? "it was still running when the run was stopped" : null,
+        );
         if ((await end.until(running)) === STOPPED && !(await end.grace(running))) {
+          stopped = true;
           runtime.cancelAll();
-          const outcome = await running;
-          await host.undo([outcome], "it was still running when the run was stopped");
-          abandoned = true;
         }
-        envelope = (await running).envelope;
+        // Written back (when asked) before it is answered; a stopped call is undone and answered as cancelled.
+        const settled = await running;
+        abandoned = !settled.answer;
+        envelope = settled.outcome.envelope;
       } catch (error) {
         // A line that is not a call still gets an answer, in the profile's own envelope.
         const now = new Date();
@@ -67,7 +71,7 @@ export async function runBatch(options: BatchOptions): Promise<number> {
   }
   // Stopped: the pending read is dropped (it settles into nothing) and stdin is let go.
   if (end.stopped) options.input.destroy?.();
-  const code = await host.finish({ writeBack: options.writeBack, answered });
+  const code = await host.finish({ answered });
   if (crash !== undefined) throw crash;
   return code;
 }

@@ -51,7 +51,7 @@ type Step =
   | { kind: "delete"; path: string; type: SnapshotEntry["type"] }
   | { kind: "folder"; path: string; mode: number }
   | { kind: "file"; path: string; entry: Extract<SnapshotEntry, { type: "file" }>; created: boolean }
-  | { kind: "mode"; path: string; mode: number; hardLinked: boolean }
+  | { kind: "mode"; path: string; mode: number; hardLinked: boolean; stat: Stats }
   | { kind: "link"; path: string; target: string };
 
 /** The longest name (bytes) and path most filesystems take (Linux NAME_MAX and PATH_MAX). */
@@ -306,6 +306,7 @@ export async function planWriteBack(
           path: change.path,
           mode: fileMode(after.mode),
           hardLinked: stat!.nlink > 1,
+          stat: stat!,
         });
       else
         steps.push({
@@ -354,19 +355,22 @@ function tempBeside(full: string): string {
   return join(dirname(full), `.toolroom-${process.pid}-${++tempCount}.tmp`);
 }
 
-/** Writes `data` with `mode` to a new file beside `full`, then renames it over `full`. */
-async function writeAtomically(full: string, data: Uint8Array, mode: number): Promise<void> {
+/** Writes `data` with `mode` to a new file beside `full`, then renames it over `full`; its stat. */
+async function writeAtomically(full: string, data: Uint8Array, mode: number): Promise<Stats> {
   const temp = tempBeside(full);
   try {
     const handle = await open(temp, "wx", 0o600);
+    let stat: Stats;
     try {
       await handle.writeFile(data);
       await handle.chmod(mode);
       await handle.sync();
+      stat = await handle.stat();
     } finally {
       await handle.close();
     }
     await rename(temp, full);
+    return stat;
   } catch (error) {
     await unlink(temp).catch(() => undefined);
     throw error;
@@ -374,9 +378,12 @@ async function writeAtomically(full: string, data: Uint8Array, mode: number): Pr
 }
 
 /** Temporary files a killed write-back left in the folders this one writes to (their process is gone). */
-async function removeStaleTemps(folder: string, steps: readonly Step[]): Promise<void> {
+async function removeStaleTemps(folder: string, steps: readonly Step[], cleaned: Set<string>): Promise<void> {
   const folders = new Set(steps.filter((step) => step.kind !== "delete").map((step) => parentOf(step.path)));
   for (const relative of folders) {
+    // A run writing back after each call looks in each folder once.
+    if (cleaned.has(relative)) continue;
+    cleaned.add(relative);
     const full = relative === "" ? folder : join(folder, ...relative.split("/"));
     const names = await readdir(full).catch(() => [] as string[]);
     for (const name of names) {
@@ -395,13 +402,35 @@ function alive(pid: number): boolean {
   }
 }
 
+export interface ApplyOptions {
+  /** Told each path written (as it now is on disk) or deleted (null), once it is done. */
+  done?: (path: string, entry: FolderEntry | null) => void;
+  /** Folders already cleared of stale temporary files in this run. */
+  cleaned?: Set<string>;
+}
+
+/** A path as it now is on disk, for the next write-back's check that the disk kept it. */
+function entryOf(path: string, stat: Stats, type: FolderEntry["type"], target?: string): FolderEntry {
+  return {
+    name: path.slice(path.lastIndexOf("/") + 1),
+    type,
+    mode: stat.mode & 0o7777,
+    size: stat.size,
+    mtimeMs: stat.mtimeMs,
+    ino: stat.ino,
+    ...(target !== undefined ? { target } : {}),
+  };
+}
+
 /** Takes the plan's steps in order; a failed step is reported and the next one taken. */
 export async function applyWriteBack(
   folder: string,
   steps: readonly Step[],
   report: WriteBackReport,
+  options: ApplyOptions = {},
 ): Promise<void> {
-  await removeStaleTemps(folder, steps);
+  const done = options.done ?? (() => undefined);
+  await removeStaleTemps(folder, steps, options.cleaned ?? new Set());
   const failedFolders = new Set<string>();
   const take = async (step: Step): Promise<void> => {
     const full = join(folder, ...step.path.split("/"));
@@ -416,14 +445,23 @@ export async function applyWriteBack(
           if (step.type === "directory") await rmdir(full);
           else await unlink(full);
           report.deleted.push(step.path);
+          done(step.path, null);
           break;
         case "folder":
           await mkdir(full, { mode: step.mode });
           await chmod(full, step.mode);
           report.written.push(step.path);
+          done(step.path, entryOf(step.path, await lstat(full), "directory"));
           break;
         case "file":
-          await writeAtomically(full, step.entry.data, fileMode(step.entry.mode));
+          done(
+            step.path,
+            entryOf(
+              step.path,
+              await writeAtomically(full, step.entry.data, fileMode(step.entry.mode)),
+              "file",
+            ),
+          );
           report.written.push(step.path);
           break;
         case "mode":
@@ -433,22 +471,30 @@ export async function applyWriteBack(
             try {
               await copyFile(full, temp);
               await chmod(temp, step.mode);
+              const stat = await lstat(temp);
               await rename(temp, full);
+              done(step.path, entryOf(step.path, stat, "file"));
             } catch (error) {
               await unlink(temp).catch(() => undefined);
               throw error;
             }
-          } else await chmod(full, step.mode);
+          } else {
+            await chmod(full, step.mode);
+            // chmod keeps the inode, size and time the plan saw.
+            done(step.path, { ...entryOf(step.path, step.stat, "file"), mode: step.mode });
+          }
           report.written.push(step.path);
           break;
         case "link": {
           const temp = tempBeside(full);
           await symlink(step.target, temp);
+          const stat = await lstat(temp);
           await rename(temp, full).catch(async (error) => {
             await unlink(temp).catch(() => undefined);
             throw error;
           });
           report.written.push(step.path);
+          done(step.path, entryOf(step.path, stat, "symlink", step.target));
           break;
         }
       }

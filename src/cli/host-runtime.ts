@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { resolve as resolvePath } from "node:path";
 import type { ArtifactStore } from "../core/artifacts.ts";
 import { rewind } from "../core/checkpoints.ts";
-import type { ApprovalMode, Profile } from "../core/profile.ts";
+import type { ApprovalMode, Profile, ToolCall } from "../core/profile.ts";
 import { type CallOutcome, Runtime } from "../core/runtime.ts";
 import { gitShellCommand } from "../host/git-command.ts";
 import { PROFILES } from "../profiles/index.ts";
@@ -10,7 +10,13 @@ import { EmbeddedSandbox } from "../sandbox/embedded/embedded-sandbox.ts";
 import { createNodeCommands } from "../sandbox/embedded/node/index.ts";
 import { createPythonCommands } from "../sandbox/embedded/python/index.ts";
 import { DiskFolder } from "./disk-folder.ts";
-import { describeWriteBack, writeBackChanges } from "./host-folder.ts";
+import {
+  applyWriteBack,
+  describeWriteBack,
+  planWriteBack,
+  type WriteBackReport,
+  writeBackChanges,
+} from "./host-folder.ts";
 import { hostGitIdentity } from "./host-git-identity.ts";
 import { RunEnd } from "./run-end.ts";
 import { ArtifactsFolder, EventsFile } from "./run-files.ts";
@@ -22,20 +28,35 @@ export interface HostRuntimeOptions {
   artifacts?: string | undefined;
   approve: "auto" | "deny";
   networkAllowList: string[];
+  /** Write each answered call's changes to the folder before its answer goes out. */
+  writeBack: boolean;
+}
+
+/** What became of one call: its outcome, and whether the caller should answer it. */
+export interface SettledCall {
+  outcome: CallOutcome;
+  /** False when the call was unwanted by the time it finished (its changes were undone). */
+  answer: boolean;
 }
 
 export interface HostRuntime {
   runtime: Runtime;
   /** Signals that end the run in order (see run-end.ts). */
   end: RunEnd;
-  /** Undoes calls stopped before they were answered, saying so on stderr. */
-  undo(outcomes: readonly CallOutcome[], why: string): Promise<void>;
   /**
-   * Writes the workspace's changes back to the folder when asked, says how the run ended and what
-   * was written, flushes logs, frees the sandbox. Returns the exit code.
+   * Runs one call and settles it before the next call starts. A call still wanted when it finishes
+   * (`unwanted()` gives null) has its changes written back, with --write-back, before this
+   * resolves, so a crash after its answer loses nothing of it. A call unwanted by then (cancelled
+   * by the client, stopped by the run's end: the reason) or stopped at its deadline (its envelope
+   * says timeout or cancelled) is undone in the sandbox and nothing of it is written.
    */
-  finish(options: { writeBack: boolean; answered: number }): Promise<number>;
+  invoke(profile: string, call: ToolCall, unwanted: () => string | null): Promise<SettledCall>;
+  /** Says how the run ended and what was written, flushes logs, frees the sandbox; the exit code. */
+  finish(options: { answered: number }): Promise<number>;
 }
+
+/** Failures that mean the call was stopped before it finished: nothing it did should stay. */
+const STOPPED_CODES = new Set(["timeout", "cancelled"]);
 
 /** Every tool of every profile that is not read-only, set to "deny". */
 function denyChanges(profiles: readonly Profile[]): Record<string, Record<string, ApprovalMode>> {
@@ -87,36 +108,82 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
   if (events) runtime.subscribe((event) => events.write(`${JSON.stringify(event)}\n`));
 
   const end = new RunEnd(warn);
+  const total: WriteBackReport = { written: [], deleted: [], skipped: [], failed: [], notes: [] };
+  const cleaned = new Set<string>();
+  let rootGone = false;
+
+  /** Puts each call's own record of changes back, latest first (the CLI keeps no checkpoints). */
+  const undo = async (outcome: CallOutcome, why: string): Promise<void> => {
+    if (outcome.changes.length === 0) return;
+    await rewind(sandbox, [outcome]);
+    warn(
+      `${outcome.tool} (request ${outcome.requestId}) ${why}: its changes are undone and not written back (${outcome.changes.map((change) => change.path).join(", ")})`,
+    );
+  };
+
+  /** The call's changed paths, as they now differ from the disk, written back; said as it goes. */
+  const writeBackCall = async (outcome: CallOutcome): Promise<void> => {
+    if (outcome.changes.length === 0 || rootGone) return;
+    if (!(await sandbox.fs.statIfExists(sandbox.workspaceRoot, false))) {
+      rootGone = true;
+      const report = await writeBackChanges(folder, [], { rootGone });
+      total.skipped.push(...report.skipped);
+      for (const line of describeProblems(report)) warn(line);
+      return;
+    }
+    const changes = sandbox.fs.folderChangesAt(outcome.changes.map((change) => change.path));
+    const { steps, report } = await planWriteBack(folder, changes, {
+      loaded: (path) => sandbox.fs.loadedEntry(path),
+    });
+    await applyWriteBack(folder, steps, report, {
+      cleaned,
+      done: (path, entry) => sandbox.fs.rebaseFolder(path, entry),
+    });
+    for (const key of ["written", "deleted", "skipped", "failed", "notes"] as const)
+      total[key].push(...report[key]);
+    for (const line of describeProblems(report)) warn(line);
+  };
+
+  let previous: Promise<unknown> = Promise.resolve();
   return {
     runtime,
     end,
-    async undo(outcomes, why) {
-      const undone = outcomes.filter((outcome) => outcome.changes.length > 0);
-      // Nothing else runs now (every later call was stopped too), and the CLI keeps no checkpoints:
-      // each call's own record of what it changed is put back, latest first.
-      await rewind(
-        sandbox,
-        undone.map(({ step, requestId, tool, changes }) => ({ step, requestId, tool, changes })),
-      );
-      for (const outcome of undone)
-        warn(
-          `${outcome.tool} (request ${outcome.requestId}) was not answered, ${why}: its changes are undone and not written back (${outcome.changes.map((change) => change.path).join(", ")})`,
-        );
+    invoke(profile, call, unwanted) {
+      const settled = previous.then(async (): Promise<SettledCall> => {
+        const outcome = await runtime.invoke(profile, call);
+        const why = unwanted();
+        if (why !== null) {
+          await undo(outcome, `was not answered, ${why}`);
+          return { outcome, answer: false };
+        }
+        const code = outcome.failure?.code;
+        if (code !== undefined && STOPPED_CODES.has(code))
+          await undo(outcome, `was stopped (${code}) before it finished`);
+        else if (options.writeBack) {
+          end.writing(true);
+          try {
+            await writeBackCall(outcome);
+          } finally {
+            end.writing(false);
+          }
+        }
+        return { outcome, answer: true };
+      });
+      previous = settled.catch(() => undefined);
+      return settled;
     },
-    async finish({ writeBack, answered }) {
+    async finish({ answered }) {
       if (end.stopped)
         warn(
-          `${end.reason}: stopped after ${answered} answered call${answered === 1 ? "" : "s"}${writeBack ? "; writing back what they did" : "; nothing is written back (no --write-back)"}`,
+          `${end.reason}: stopped after ${answered} answered call${answered === 1 ? "" : "s"}${options.writeBack ? "; each was written back before it was answered" : "; nothing is written back (no --write-back)"}`,
         );
       end.writing();
-      if (writeBack) {
-        const rootGone = !(await sandbox.fs.statIfExists(sandbox.workspaceRoot, false));
-        const report = await writeBackChanges(folder, rootGone ? [] : sandbox.folderChanges(), {
-          rootGone,
-          loaded: (path) => sandbox.fs.loadedEntry(path),
-        });
-        for (const line of describeWriteBack(report)) warn(line);
-      }
+      // Every answered call is on disk already: what is left is to say what was written.
+      await previous;
+      // Each path once, however many calls wrote it.
+      const once = (paths: string[]) => [...new Set(paths)];
+      if (options.writeBack)
+        warn(describeWriteBack({ ...total, written: once(total.written), deleted: once(total.deleted) })[0]!);
       await artifactsFolder?.close();
       await events?.close();
       await runtime.dispose();
@@ -127,6 +194,11 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
       return end.exitCode();
     },
   };
+}
+
+/** A report's skipped and failed paths and notes, for stderr as each call is written back. */
+function describeProblems(report: WriteBackReport): string[] {
+  return describeWriteBack(report).slice(1);
 }
 
 /**

@@ -21,12 +21,13 @@ Usage:
       --approve deny refuses every tool that writes or runs commands, in every profile.
       Reads JSONL tool calls on stdin ({"tool", "params", "request_id"}, or the profile's own
       call shape) and writes one JSONL envelope per call on stdout, in order. DIR is loaded into
-      the embedded sandbox; with --write-back the workspace is written back at the end
-      (deletions included; each file whole, through a temporary file; never through a link,
-      never a FIFO or device, never git's config or hooks; stderr says what was written).
-      Exits 0 when every line was answered, even if tools returned errors. SIGTERM, SIGINT
-      and SIGHUP end the run in order: the running call is stopped and undone, what the
-      answered calls did is written back, exit 128 + the signal's number.
+      the embedded sandbox; with --write-back each call's changes are written back before
+      its answer is printed (deletions included; each file whole, through a temporary file;
+      never through a link, never a FIFO or device, never git's config or hooks; stderr says
+      what was written), so a crash loses nothing answered. A call stopped at its deadline
+      is undone. Exits 0 when every line was answered, even if tools returned errors.
+      SIGTERM, SIGINT and SIGHUP end the run in order: the running call is stopped and
+      undone, exit 128 + the signal's number.
       --python-packages: a folder of installed pure-Python packages (a site-packages, or one
       \`pip install --target\` made, e.g. with pytest) for the embedded python3's site-packages.
 
@@ -36,8 +37,8 @@ Usage:
   toolroom mcp --workspace DIR --profile NAME [--write-back] [--events FILE] [--artifacts DIR]
                [--approve auto|deny] [--allow-net URL_PREFIX ...] [--python-packages DIR ...]
       Serves the profile's tools over the Model Context Protocol on stdin/stdout (JSON-RPC, one
-      message per line), on DIR loaded into the embedded sandbox; with --write-back the changes are
-      written back when stdin closes or a signal ends the run (as batch does).
+      message per line), on DIR loaded into the embedded sandbox; with --write-back each call's
+      changes are written back before it is answered (as batch does); a cancelled call is undone.
       For desktop agents: command "npx", args ["toolroom", "mcp", …].
 
   toolroom replay SESSION [--json]

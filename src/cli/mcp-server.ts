@@ -42,8 +42,15 @@ export interface McpServerOptions {
   workspaceRoot: string;
   version: string;
   writeBack: boolean;
-  /** Runs one call (queued behind the ones before it). */
-  invoke(profile: string, call: ToolCall): Promise<CallOutcome | null>;
+  /**
+   * Runs one call (queued behind the ones before it); `unwanted` says, once it finishes, why it
+   * should not be answered (cancelled), so the host undoes it instead of keeping it.
+   */
+  invoke(
+    profile: string,
+    call: ToolCall,
+    unwanted: () => string | null,
+  ): Promise<{ outcome: CallOutcome; answer: boolean }>;
   /** Stops the call with this request id, queued or running. */
   cancel(requestId: string): void;
   /** Writes one message (a line of JSON). */
@@ -70,8 +77,6 @@ export class McpServer {
   private nextCall = 1;
   /** tools/call requests answered so far. */
   answeredCalls = 0;
-  /** Calls stopped by abandon() that had changed something, in the order they ran. */
-  readonly abandoned: CallOutcome[] = [];
 
   constructor(options: McpServerOptions) {
     this.options = options;
@@ -223,7 +228,7 @@ export class McpServer {
       protocolVersion: this.protocolVersion,
       capabilities: { tools: { listChanged: false } },
       serverInfo: { name: "toolroom", title: `Toolroom (${profile.title})`, version },
-      instructions: `${profile.title} tools over a sandboxed copy of ${folder}: paths are relative to it (or absolute under it).${writeBack ? " Changes are written back when the session ends." : " Nothing on disk changes."}`,
+      instructions: `${profile.title} tools over a sandboxed copy of ${folder}: paths are relative to it (or absolute under it).${writeBack ? " Each call's changes are written back to it before the call is answered." : " Nothing on disk changes."}`,
     };
   }
 
@@ -254,14 +259,22 @@ export class McpServer {
     const progress = isId(token) ? this.reportProgress(token, params.name) : undefined;
     try {
       // Invoked before any await: calls queue in the order they arrived.
-      const outcome = await this.options.invoke(profile.name, {
-        tool: params.name,
-        params: hostPathsMapped(params.arguments ?? {}, folder, workspaceRoot) as Record<string, unknown>,
-        request_id: pending.requestId,
-      });
+      const { outcome, answer } = await this.options.invoke(
+        profile.name,
+        {
+          tool: params.name,
+          params: hostPathsMapped(params.arguments ?? {}, folder, workspaceRoot) as Record<string, unknown>,
+          request_id: pending.requestId,
+        },
+        () =>
+          pending.abandoned
+            ? "it was still running when the run was stopped"
+            : pending.cancelled
+              ? "the client cancelled it"
+              : null,
+      );
       // Cancelled: the client has forgotten the request, and the spec asks for no answer.
-      if (outcome && pending.abandoned && outcome.changes.length > 0) this.abandoned.push(outcome);
-      if (outcome === null || pending.cancelled) return null;
+      if (!answer) return null;
       this.answeredCalls++;
       const { envelope, images } = imagesApart(outcome.envelope);
       return {

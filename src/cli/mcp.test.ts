@@ -1,5 +1,5 @@
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -21,10 +21,10 @@ afterEach(async () => {
 });
 
 /** The official SDK's client on `toolroom mcp` over stdio. */
-async function connect(profile = "agentbench"): Promise<Client> {
+async function connect(profile = "agentbench", dir = folder(), extra: string[] = []): Promise<Client> {
   const transport = new StdioClientTransport({
     command: BIN,
-    args: ["mcp", "--workspace", folder(), "--profile", profile],
+    args: ["mcp", "--workspace", dir, "--profile", profile, ...extra],
     stderr: "pipe",
   });
   const client = new Client({ name: "toolroom-test", version: "1.0.0" });
@@ -126,8 +126,9 @@ describe("toolroom mcp with the official SDK client", () => {
     expect(text(await running).data.stdout).toBe("slept\n");
   }, 60_000);
 
-  it("stops a running command when the client cancels, answers nothing for it, and serves the next call", async () => {
-    const client = await connect();
+  it("stops a running command when the client cancels, answers nothing for it, undoes it, and serves the next call", async () => {
+    const dir = folder();
+    const client = await connect("agentbench", dir, ["--write-back"]);
     const controller = new AbortController();
     const progress: number[] = [];
     const busy = client.callTool(
@@ -144,9 +145,16 @@ describe("toolroom mcp with the official SDK client", () => {
     );
     await expect(busy).rejects.toThrow();
     expect(progress.length).toBeGreaterThan(0);
-    // The command was stopped: the next call runs (it would wait for the 100 s sleep otherwise).
+    // The command was stopped (the next call would wait for the 100 s sleep otherwise) and what it
+    // wrote before the cancel is undone: a cancelled call leaves nothing, in the sandbox or on disk.
     const next = await client.callTool({ name: "read_file", arguments: { path: "started.txt" } });
-    expect(text(next).data.content).toBe("started");
+    expect(text(next).error.error_type).toBe("file_not_found");
+    const kept = await client.callTool({ name: "run", arguments: { command: "echo k > kept.txt" } });
+    expect(text(kept).exit_code).toBe(0);
+    // Answered, so on disk already, before the session ends.
+    expect(readdirSync(dir).sort()).toEqual(["a.txt", "kept.txt"]);
+    await client.close();
+    expect(readdirSync(dir).sort()).toEqual(["a.txt", "kept.txt"]);
   }, 60_000);
 
   it("stops the call a client gave up on at its request timeout", async () => {

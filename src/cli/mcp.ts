@@ -8,7 +8,6 @@ import { STOPPED } from "./run-end.ts";
 
 export interface McpOptions extends HostRuntimeOptions {
   profile: Profile;
-  writeBack: boolean;
   input: Readable;
   output: Writable;
   version: string;
@@ -20,8 +19,9 @@ export interface McpOptions extends HostRuntimeOptions {
  * `toolroom mcp`: the profile's tools as a Model Context Protocol server on stdin/stdout (one JSON-RPC
  * message per line), so a desktop agent can work in a folder through a published tool API. Each
  * tools/call goes through the runtime and answers with the dialect's own envelope as text, flagged
- * isError when the tool failed. Every line that is not a message gets a JSON-RPC error. At end of
- * input, once every request is answered, the changes are written back when asked.
+ * isError when the tool failed. Every line that is not a message gets a JSON-RPC error. With
+ * --write-back each call's changes are written back before it is answered; a call the client
+ * cancels is undone.
  */
 export async function runMcp(options: McpOptions): Promise<number> {
   const host = await openHostRuntime(options);
@@ -49,7 +49,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
     workspaceRoot: runtime.sandbox.workspaceRoot,
     version: options.version,
     writeBack: options.writeBack,
-    invoke: (profile, call) => runtime.invoke(profile, call),
+    invoke: (profile, call, unwanted) => host.invoke(profile, call, unwanted),
     cancel: (requestId) => runtime.cancel(requestId),
     send,
     ...(options.progressIntervalMs !== undefined ? { progressIntervalMs: options.progressIntervalMs } : {}),
@@ -71,9 +71,9 @@ export async function runMcp(options: McpOptions): Promise<number> {
     // Input closed: the calls already sent are answered, unless the run is asked to stop meanwhile.
     const idle = server.idle();
     if ((await end.until(idle)) === STOPPED && !(await end.grace(idle))) {
+      // Stopped calls are undone as they settle, and get no answer.
       server.abandon();
       await server.idle();
-      await host.undo(server.abandoned, "it was still running when the run was stopped");
     }
   } catch (error) {
     crash = error;
@@ -81,7 +81,7 @@ export async function runMcp(options: McpOptions): Promise<number> {
   }
   // Stopped: the pending read is dropped (it settles into nothing) and stdin is let go.
   if (end.stopped) options.input.destroy?.();
-  const code = await host.finish({ writeBack: options.writeBack, answered: server.answeredCalls });
+  const code = await host.finish({ answered: server.answeredCalls });
   if (crash !== undefined) throw crash;
   return code;
 }

@@ -75,7 +75,9 @@ describe("a batch run told to stop", () => {
     expect(stderr).toMatch(
       /shell \(request req-2\) was not answered, it was still running when the run was stopped: its changes are undone and not written back \((a\.txt, two\.txt|two\.txt, a\.txt)\)/u,
     );
-    expect(stderr).toMatch(/SIGTERM: stopped after 1 answered call; writing back what they did/u);
+    expect(stderr).toMatch(
+      /SIGTERM: stopped after 1 answered call; each was written back before it was answered/u,
+    );
     expect(stderr).toMatch(/write-back: 1 written \(one\.txt\), 0 deleted, 0 skipped, 0 failed/u);
     expect(stderr).not.toMatch(/\n\s+at /u);
     // The stopped call is answered as cancelled; nothing after it is read.
@@ -187,7 +189,9 @@ describe("an MCP run told to stop", () => {
     expect(code, run.stderr()).toBe(143);
     expect(readFileSync(join(dir, "one.txt"), "utf8")).toBe("one\n");
     expect(existsSync(join(dir, "two.txt"))).toBe(false);
-    expect(run.stderr()).toMatch(/SIGTERM: stopped after 1 answered call; writing back what they did/u);
+    expect(run.stderr()).toMatch(
+      /SIGTERM: stopped after 1 answered call; each was written back before it was answered/u,
+    );
     expect(run.stderr()).toMatch(/write-back: 1 written \(one\.txt\)/u);
     // The stopped call gets no answer: the client is going away.
     expect(run.stdout().trim().split("\n")).toHaveLength(2);

@@ -87,9 +87,9 @@ export class RunEnd {
     return done;
   }
 
-  /** Write-back has begun: further signals are said, not obeyed (each file is written whole anyway). */
-  writing(): void {
-    this.writingBack = true;
+  /** Write-back is under way (or over): a signal meanwhile is said (each file is written whole anyway). */
+  writing(on = true): void {
+    this.writingBack = on;
   }
 
   /** The exit code a shell expects after this signal (128 + its number); 0 when none came. */

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -73,4 +73,102 @@ describe("write-back killed with SIGKILL", () => {
     // The kills did land during write-back (not all before or after it).
     expect(interrupted, `${interrupted} interrupted, ${completed} completed`).toBeGreaterThan(0);
   }, 900_000);
+});
+
+/** Starts a run; `answers(n)` resolves once stdout holds n lines (the answers so far). */
+function start(args: string[]) {
+  const child = spawn(BIN, args, { stdio: ["pipe", "pipe", "ignore"] });
+  let stdout = "";
+  const waiting: { count: number; resolve: () => void }[] = [];
+  const check = () => {
+    const have = stdout.split("\n").length - 1;
+    for (const wait of waiting.splice(0)) (have >= wait.count ? wait.resolve : () => waiting.push(wait))();
+  };
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+    check();
+  });
+  const ended = new Promise((resolve) => child.on("close", resolve));
+  return {
+    child,
+    ended,
+    lines: () => stdout.trim().split("\n"),
+    answers: (count: number) =>
+      new Promise<void>((resolve) => {
+        waiting.push({ count, resolve });
+        check();
+      }),
+  };
+}
+
+describe("a run killed with SIGKILL after some calls were answered", () => {
+  const tenMb = Buffer.alloc(10 * 1024 * 1024, "z");
+  const seed = (dir: string) => {
+    writeFileSync(join(dir, "a.txt"), "a\n");
+    writeFileSync(join(dir, "b.txt"), "b\n");
+    writeFileSync(join(dir, "untouched.txt"), "u\n");
+  };
+  const calls = [
+    "echo one > one.txt",
+    "echo changed >> a.txt && rm b.txt && chmod +x a.txt",
+    "mkdir -p deep/er && node -e \"require('fs').writeFileSync('deep/er/ten.bin', 'z'.repeat(10485760))\"",
+    // Never answered: what it wrote before the kill must not reach the disk.
+    "echo hang > hang.txt && echo hang >> a.txt && sleep 60",
+  ];
+  const expectAnsweredOnDisk = (dir: string, untouched: Stats) => {
+    const names = readdirSync(dir, { recursive: true }).map(String).sort();
+    expect(names).toEqual(["a.txt", "deep", "deep/er", "deep/er/ten.bin", "one.txt", "untouched.txt"]);
+    expect(readFileSync(join(dir, "one.txt"), "utf8")).toBe("one\n");
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("a\nchanged\n");
+    expect(statSync(join(dir, "a.txt")).mode & 0o777).toBe(0o755);
+    expect(readFileSync(join(dir, "deep/er/ten.bin")).equals(tenMb)).toBe(true);
+    const after = statSync(join(dir, "untouched.txt"));
+    expect([after.ino, after.mtimeMs]).toEqual([untouched.ino, untouched.mtimeMs]);
+  };
+
+  it("batch: every answered call's files are on disk, whole, and nothing of the unanswered one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolroom-crash-"));
+    seed(dir);
+    const untouched = statSync(join(dir, "untouched.txt"));
+    const run = start(["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"]);
+    run.child.stdin.write(
+      calls.map((command) => `${JSON.stringify({ tool: "shell", params: { command } })}\n`).join(""),
+    );
+    await run.answers(3);
+    // The fourth call is running (it sleeps): kill the whole process, no chance to write anything more.
+    await pause(1500);
+    run.child.kill("SIGKILL");
+    await run.ended;
+    expect(run.lines().map((line) => JSON.parse(line).ok)).toEqual([true, true, true]);
+    expectAnsweredOnDisk(dir, untouched);
+    rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
+
+  it("mcp: every answered call's files are on disk, whole, and nothing of the unanswered one", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "toolroom-crash-"));
+    seed(dir);
+    const untouched = statSync(join(dir, "untouched.txt"));
+    const run = start(["mcp", "--workspace", dir, "--profile", "coding-agent", "--write-back"]);
+    const rpc = (id: number, method: string, params: unknown) =>
+      `${JSON.stringify({ jsonrpc: "2.0", id, method, params })}\n`;
+    run.child.stdin.write(
+      rpc(0, "initialize", {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      }),
+    );
+    run.child.stdin.write(
+      calls.map((command, i) => rpc(i + 1, "tools/call", { name: "shell", arguments: { command } })).join(""),
+    );
+    await run.answers(4);
+    await pause(1500);
+    run.child.kill("SIGKILL");
+    await run.ended;
+    const answers = run.lines().map((line) => JSON.parse(line));
+    expect(answers.map((answer) => answer.id)).toEqual([0, 1, 2, 3]);
+    expect(answers.slice(1).map((answer) => answer.result.isError)).toEqual([false, false, false]);
+    expectAnsweredOnDisk(dir, untouched);
+    rmSync(dir, { recursive: true, force: true });
+  }, 120_000);
 });

@@ -298,3 +298,92 @@ describe("write-back from the command line", () => {
     expect(readFileSync(join(dir, "src/b.txt"), "utf8")).toBe("b\n");
   }, 60_000);
 });
+
+/** A batch run fed one call at a time: `call` resolves with the answer, once it is written back. */
+function session(dir: string) {
+  const child = spawn(BIN, ["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"], {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  const waiting: (() => void)[] = [];
+  child.stdout.on("data", (chunk) => {
+    stdout += chunk;
+    for (const wake of waiting.splice(0)) wake();
+  });
+  child.stderr.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const ended = new Promise<number>((resolve) => child.on("close", (code) => resolve(code ?? -1)));
+  let answered = 0;
+  return {
+    stderr: () => stderr,
+    async call(command: string, extra: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+      child.stdin.write(`${JSON.stringify({ tool: "shell", params: { command, ...extra } })}\n`);
+      answered++;
+      while (stdout.split("\n").length - 1 < answered) await new Promise<void>((wake) => waiting.push(wake));
+      return JSON.parse(stdout.trim().split("\n")[answered - 1]!);
+    },
+    end: () => {
+      child.stdin.end();
+      return ended;
+    },
+  };
+}
+
+describe("write-back after each answered call", () => {
+  it("has each answered call on disk before its answer, and a later call's plan is against what is now there", async () => {
+    const dir = folder({ "a.txt": "a\n", "big.txt": "never read\n", "src/keep.txt": "k\n" });
+    const run = session(dir);
+    await run.call("echo 1 >> a.txt && echo new > new.txt");
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("a\n1\n");
+    expect(readFileSync(join(dir, "new.txt"), "utf8")).toBe("new\n");
+    // Its own earlier write is not the person's change: written again, not skipped.
+    await run.call("echo 2 >> a.txt && echo newer >> new.txt");
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("a\n1\n2\n");
+    expect(readFileSync(join(dir, "new.txt"), "utf8")).toBe("new\nnewer\n");
+    // A file never read, moved: the new name gets its bytes before the old one goes.
+    await run.call("mv big.txt moved.txt && cp src/keep.txt copy.txt");
+    expect(existsSync(join(dir, "big.txt"))).toBe(false);
+    expect(readFileSync(join(dir, "moved.txt"), "utf8")).toBe("never read\n");
+    const cat = await run.call("cat moved.txt copy.txt && rm -r src");
+    expect((cat.data as { stdout: string }).stdout).toBe("never read\nk\n");
+    expect(readdirSync(dir).sort()).toEqual(["a.txt", "copy.txt", "moved.txt", "new.txt"]);
+    expect(await run.end()).toBe(0);
+    expect(run.stderr()).toMatch(
+      /write-back: 4 written \(a\.txt, new\.txt, (copy\.txt, moved\.txt|moved\.txt, copy\.txt)\), 3 deleted \(big\.txt, src\/keep\.txt, src\), 0 skipped, 0 failed/u,
+    );
+  }, 60_000);
+
+  it("keeps a file the person changed on disk after a call wrote it, and says so as it happens", async () => {
+    const dir = folder({ "a.txt": "a\n" });
+    const run = session(dir);
+    await run.call("echo agent >> a.txt && echo agent > made.txt");
+    writeFileSync(join(dir, "a.txt"), "the person's edit\n");
+    writeFileSync(join(dir, "made.txt"), "the person's too\n");
+    await run.call("echo again >> a.txt && echo again >> made.txt && echo ok > ok.txt");
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("the person's edit\n");
+    expect(readFileSync(join(dir, "made.txt"), "utf8")).toBe("the person's too\n");
+    expect(readFileSync(join(dir, "ok.txt"), "utf8")).toBe("ok\n");
+    expect(run.stderr()).toMatch(/skipped a\.txt: it was changed on disk since it was read/u);
+    expect(run.stderr()).toMatch(/skipped made\.txt: it was changed on disk since it was read/u);
+    expect(await run.end()).toBe(0);
+  }, 60_000);
+
+  it("undoes a call stopped at its deadline (its answer says timeout): nothing it did stays, in the sandbox or on disk", async () => {
+    const dir = folder({ "a.txt": "a\n" });
+    const run = session(dir);
+    const stopped = await run.call("echo half > half.txt && echo half >> a.txt && sleep 30", {
+      timeout_sec: 1,
+    });
+    expect(stopped).toMatchObject({ ok: false, error_code: "TIMEOUT" });
+    const after = await run.call("ls && cat a.txt");
+    expect((after.data as { stdout: string }).stdout).toBe("a.txt\na\n");
+    expect(readdirSync(dir)).toEqual(["a.txt"]);
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("a\n");
+    expect(run.stderr()).toMatch(
+      /shell \(request req-1\) was stopped \(timeout\) before it finished: its changes are undone/u,
+    );
+    expect(await run.end()).toBe(0);
+  }, 60_000);
+});

@@ -290,6 +290,67 @@ export class LazyFolder {
     return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
+  /**
+   * The net change at each of these paths against the source as last seen (listed, or as
+   * write-back left it: see rebase), for a write-back after each call. Only these paths are
+   * looked at. A file read through from another path (moved or copied, never read) takes its
+   * bytes now, so the source's file can change under it.
+   */
+  changesAt(map: EntryMap, relatives: Iterable<string>): WorkspaceChange[] {
+    const changes: WorkspaceChange[] = [];
+    for (const relative of new Set(relatives)) {
+      if (relative === "") continue;
+      const absolute = `${this.root}/${relative}`;
+      let child = map.peek(absolute);
+      const original = this.loadedEntry(relative);
+      if (!original && !child) continue;
+      const before = original ? this.sourceSnapshot(relative, original) : null;
+      if (child && "lazy" in child && this.origins.get(child)?.path !== relative) {
+        child = { type: "file", content: child.lazy(), mode: child.mode, mtime: child.mtime };
+        map.put(absolute, child);
+      }
+      if (!child) {
+        changes.push({ path: relative, before, after: null });
+        continue;
+      }
+      if (original && this.pristine(relative, child)) continue;
+      // A file never read, at its own path, holds the source's bytes: only its mode can differ.
+      if (before?.type === "file" && "lazy" in child) {
+        const mode = child.mode & 0o7777;
+        if (mode !== before.mode)
+          changes.push({
+            path: relative,
+            before,
+            after: lazyFile(relative, mode, child.mtime.getTime(), () => before.data),
+          });
+        continue;
+      }
+      const after = this.memorySnapshot(relative, child);
+      // Another size is another file: the disk's bytes are read only when the sizes agree.
+      const resized =
+        after.type === "file" && original?.type === "file" && after.data.length !== original.size;
+      if (!before || resized || !sameEntry(before, after)) changes.push({ path: relative, before, after });
+    }
+    return changes.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  }
+
+  /**
+   * Write-back put `entry` at `relative` on disk (null: removed it): from now on that is what the
+   * source holds there, so the next changes are against it and the disk check compares with it.
+   */
+  rebase(map: EntryMap, relative: string, entry: FolderEntry | null): void {
+    const slash = relative.lastIndexOf("/");
+    const folder = slash === -1 ? "" : relative.slice(0, slash);
+    const name = relative.slice(slash + 1);
+    const listing = (this.listings.get(folder) ?? []).filter((known) => known.name !== name);
+    if (entry) listing.push({ ...entry, name });
+    this.listings.set(folder, listing);
+    if (entry?.type === "directory" && !this.listings.has(relative)) this.listings.set(relative, []);
+    const child = map.peek(`${this.root}/${relative}`);
+    // The sandbox's entry is what is on disk now: unchanged until the sandbox replaces it.
+    if (child && entry) this.origins.set(child, { path: relative, entry: { ...entry, name } });
+  }
+
   /** How each source entry looked when it was listed (for write-back's check that the disk kept it). */
   loadedEntry(relative: string): FolderEntry | undefined {
     const slash = relative.lastIndexOf("/");

@@ -2,7 +2,14 @@ import { type CpOptions, InMemoryFs, type MkdirOptions, type RmOptions } from "j
 import { collapsePath, parentOf } from "../paths.ts";
 import { sameEntry } from "../snapshot.ts";
 import type { SnapshotEntry, WorkspaceChange } from "../types.ts";
-import { type EntryMap, type FolderSource, LazyFolder, lazyFile, type MemoryEntry } from "./lazy-folder.ts";
+import {
+  type EntryMap,
+  type FolderEntry,
+  type FolderSource,
+  LazyFolder,
+  lazyFile,
+  type MemoryEntry,
+} from "./lazy-folder.ts";
 
 type FileContent = Parameters<InMemoryFs["writeFile"]>[1];
 type WriteOptions = Parameters<InMemoryFs["writeFile"]>[2];
@@ -199,6 +206,16 @@ export class RecordingFs extends InMemoryFs {
   /** The workspace against the mounted folder's source: what write-back writes. */
   folderChanges(): WorkspaceChange[] {
     return this.paths.lazy?.changes(this.paths.view) ?? [];
+  }
+
+  /** The workspace against the mounted folder's source at these paths only (relative). */
+  folderChangesAt(paths: Iterable<string>): WorkspaceChange[] {
+    return this.paths.lazy?.changesAt(this.paths.view, paths) ?? [];
+  }
+
+  /** Write-back put `entry` at `relative` on disk (null: removed): the source holds that now. */
+  rebaseFolder(relative: string, entry: FolderEntry | null): void {
+    this.paths.lazy?.rebase(this.paths.view, relative, entry);
   }
 
   /** How a path looked in the mounted folder's source when it was listed. */
