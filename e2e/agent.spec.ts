@@ -231,9 +231,11 @@ test.describe("agents and sessions", () => {
           toolCalls: [
             {
               name: "run",
-              // A backtracking JavaScript regex (the shell grep's engine) cannot be interrupted mid-match.
+              // A back-reference keeps the shell grep on JavaScript's backtracking regex, which
+              // cannot be interrupted mid-line (without one, grep's engine is linear).
               arguments: {
-                command: "printf aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab > r.txt; grep -E '(a+)+$' r.txt",
+                command:
+                  "printf aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab > r.txt; grep -E '(a+)+\\1$' r.txt",
                 timeout_sec: 2,
               },
               id: "loop",

@@ -175,13 +175,16 @@ test.describe("watchdog", () => {
     await openApp(page);
     await runTool(page, "run", { command: "echo safe > safe.txt" }, { expectStatus: "success" });
     const started = Date.now();
-    // A backtracking JavaScript regex (the shell grep's engine) cannot be interrupted mid-match:
-    // awk, sed, jq and node loops now stop at their deadline, so this is the watchdog's case.
-    await runTool(page, "run", { command: "printf aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab > runaway.txt" });
+    // A back-reference keeps the shell grep on JavaScript's backtracking regex, which cannot be
+    // interrupted mid-line: awk, sed, jq, node loops and grep without one stop at their deadline,
+    // so this is the watchdog's case.
+    await runTool(page, "run", {
+      command: "printf aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab > runaway.txt",
+    });
     const envelope = await runTool(
       page,
       "run",
-      { command: "grep -E '(a+)+$' runaway.txt", timeout_sec: "2" },
+      { command: "grep -E '(a+)+\\1$' runaway.txt", timeout_sec: "2" },
       { requestId: "runaway", expectStatus: "error", timeout: 30_000 },
     );
     const elapsed = Date.now() - started;

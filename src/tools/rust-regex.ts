@@ -9,11 +9,13 @@ import { ToolFailure } from "../core/errors.ts";
  * file) rules files out before any line is looked at.
  */
 
-interface RRegexLike {
+export interface RRegexLike {
   isMatch(text: string): boolean;
+  /** The leftmost-first match starting at or after the UTF-8 byte offset `start` (offsets in bytes). */
+  findAt(text: string, start: number): { start: number; end: number } | undefined;
   syntax(): Hir;
 }
-interface RRegexModule {
+export interface RRegexModule {
   RRegex: new (pattern: string) => RRegexLike;
   escape(text: string): string;
   default?: () => Promise<unknown>;
@@ -24,6 +26,11 @@ export interface Hir {
 
 let engine: RRegexModule | null = null;
 let loading: Promise<RRegexModule> | null = null;
+
+/** The engine when it has been loaded (loadRustRegex), for code that must match synchronously. */
+export function loadedRustRegex(): RRegexModule | null {
+  return engine;
+}
 
 /** Loads the engine once (1 MB of WebAssembly): Node reads it beside the module, a browser fetches it. */
 export function loadRustRegex(): Promise<RRegexModule> {

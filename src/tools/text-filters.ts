@@ -174,8 +174,8 @@ async function jqFilter(context: ToolContext, run: TextFilterRun): Promise<TextF
 }
 
 /** grep as plain grep -n reads the pattern: a BRE, case-sensitive. */
-function grepFilter(run: TextFilterRun, stop: StopCheck): TextFilterResult {
-  const lines = grepLines(run.input ?? "", run.program, {}, stop);
+async function grepFilter(run: TextFilterRun, stop: StopCheck): Promise<TextFilterResult> {
+  const lines = await grepLines(run.input ?? "", run.program, {}, stop);
   return {
     output: lines.map((entry) => `${entry.line}:${entry.text}\n`).join(""),
     exitCode: lines.length > 0 ? 0 : 1,

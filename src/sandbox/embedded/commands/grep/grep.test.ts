@@ -106,16 +106,133 @@ describe.skipIf(!REAL)("grep: differential cases from GNU grep's manual, ours vs
   }
 });
 
+/** Constructs translated onto Rust's regex syntax (regex/linear.ts), held to the real grep. */
+const UNICODE = [
+  "Ⓐbc ²½ x_y",
+  "cafe\u0301 ok", // e + combining acute: no word character for GNU, one for Rust's \w
+  "naïve_1 ٣٤ fin",
+  "tab\there\u00a0nbsp\u3000ideo",
+  "a&&b a~~b a--b [x] {y} a.b a+b",
+  "abcd abd ab a",
+  "Straße STRASSE straße",
+  "ǅemal ǆ Ǆ",
+].join("\n");
+const TRANSLATED: DifferentialCase[] = [
+  ["-E", "a{2,3}"],
+  ["-o", "-E", "[[:alpha:]]+"],
+  ["-o", "[[:alnum:]_]\\+"],
+  ["-o", "-i", "[[:upper:]]\\+"],
+  ["-o", "[[:lower:]]\\+"],
+  ["-o", "[[:punct:]]"],
+  ["-c", "[[:blank:]]"],
+  ["-o", "[[:graph:]]\\+"],
+  ["-o", "[[:print:]]\\+"],
+  ["-c", "[[:cntrl:]]"],
+  ["-o", "[[:xdigit:]]\\+"],
+  ["-o", "[^[:alpha:][:space:]]\\+"],
+  ["-o", "[[:digit:]]"],
+  ["-o", "[[:space:]][a-z]*"],
+  ["-o", "\\s[a-z]*"],
+  ["-o", "\\S\\+"],
+  ["-o", "\\w\\+"],
+  ["-o", "\\W\\+"],
+  ["-o", "\\<[a-z]"],
+  ["-o", "[a-z]\\>"],
+  ["-o", "e\\b"],
+  ["-o", "\\Bb"],
+  ["-w", "cafe"],
+  ["-ow", "ok\\|e"],
+  ["-x", "-E", "abcd abd ab a|ǅemal.*"],
+  ["-F", "a&&b"],
+  ["-F", "-o", "[x] {y}"],
+  ["-o", "[&~-]\\+"],
+  ["-o", "-E", "a|ab|abc|abcd"],
+  ["-o", "-E", "(a|ab)(c|bcd)(d*)"],
+  ["-o", "-E", "(ab|a)(bd|b)?"],
+  ["-o", "-E", "x*"],
+  ["-o", "-E", "(|a)b"],
+  ["-c", "-E", "a|"],
+  ["-o", "\\`[a-z]*"],
+  ["-o", "[a-z]*\\'"],
+  ["-o", "-i", "strasse\\|straße"],
+  ["-i", "-o", "ǆ"],
+  ["-o", "-E", "[a-c]{2}d?"],
+  ["-o", "-E", "b{0}a"],
+  ["-n", "-E", "(a|b)\\1"],
+  ["-o", "a\\{2,1000\\}"],
+  ["-o", "-E", "(ab|a){2,200}"],
+].map((args) => ({ args, stdin: UNICODE }));
+
+/** Patterns that make a backtracking engine run for ever; GNU grep answers at once, and so must ours. */
+const long = (text: string, times: number, tail: string) => `${text.repeat(times)}${tail}\n`;
+const PATHOLOGICAL: DifferentialCase[] = [
+  { args: ["-E", "(a+)+$"], stdin: long("a", 5000, "b") },
+  { args: ["-c", "-E", "(a+)+$"], stdin: `${long("a", 3000, "b")}${long("a", 3000, "")}` },
+  { args: ["\\(a*\\)*$"], stdin: long("a", 5000, "b") },
+  { args: ["-E", "(a|aa)*c"], stdin: long("a", 5000, "") },
+  { args: ["-o", "-E", "(a|aa)*c"], stdin: long("a", 5000, "c") },
+  { args: ["-E", "(x+x+)+y"], stdin: long("x", 5000, "") },
+  { args: ["-o", "-E", "(x+x+)+y"], stdin: long("x", 2000, "y") },
+  // GNU's own -w retries shorter matches (seconds on 500 a's): 40 are enough for a backtracker.
+  { args: ["-w", "-E", "(a+)+"], stdin: `${long("a", 40, "_")}${long("a", 40, "")}` },
+  { args: ["-x", "-E", "([a-z]+)*"], stdin: long("ab", 3000, "!") },
+  { args: ["-E", "(\\w+\\s?)+$"], stdin: long("word ", 1000, "!") },
+  { args: ["-E", "^(([a-z])+.)+[A-Z]([a-z])+$"], stdin: long("aaaa", 1000, "!") },
+];
+
+describe.skipIf(!REAL)("grep: translated constructs and runaway patterns, ours vs the real grep", () => {
+  for (const entry of [...TRANSLATED, ...PATHOLOGICAL]) {
+    it(`grep ${entry.args.join(" ")} (input of ${entry.stdin!.length} characters)`, async () => {
+      const { ours, real } = await runDifferential(runGrep, REAL!, entry);
+      expect({ stdout: ours.stdout, stderr: ours.stderr, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        stderr: real.stderr,
+        status: real.status,
+      });
+    });
+  }
+});
+
+/** Runs our grep on stdin (ASCII here) in a bare command context. */
+async function runGrepOn(args: string[], stdin: string, signal?: AbortSignal) {
+  const { createCommandContext, InMemoryFs, unsafeBytesFromLatin1 } = await import("just-bash");
+  const ctx = createCommandContext({
+    fs: new InMemoryFs(),
+    cwd: "/",
+    stdin: unsafeBytesFromLatin1(stdin),
+    ...(signal ? { signal } : {}),
+  });
+  return runGrep(args, ctx);
+}
+
+describe("grep's limits, said rather than guessed", () => {
+  it("refuses a pattern past the linear engine's size as GNU's 'Regular expression too big'", async () => {
+    const { stdout, stderr, exitCode } = await runGrepOn(["-E", "(a{1,1000}){1,1000}"], "aaa\n");
+    expect({ stdout, stderr, exitCode }).toEqual({
+      stdout: "",
+      stderr: "grep: Regular expression too big\n",
+      exitCode: 2,
+    });
+  });
+
+  it("stops a back-reference pattern (JavaScript's engine) between lines at the stop signal", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { stderr, exitCode } = await runGrepOn(["\\(a\\)\\1"], "aa\n".repeat(3000), controller.signal);
+    expect({ stderr, exitCode }).toEqual({ stderr: "grep: interrupted\n", exitCode: 130 });
+  });
+});
+
 describe("grepLines (the sandboxed grep tool's matcher)", () => {
-  it("numbers the selected lines from 1, last line with or without a newline", () => {
-    expect(grepLines("a\nb\nab", "b")).toEqual([
+  it("numbers the selected lines from 1, last line with or without a newline", async () => {
+    expect(await grepLines("a\nb\nab", "b")).toEqual([
       { line: 2, text: "b" },
       { line: 3, text: "ab" },
     ]);
   });
 
-  it("stops when asked, at the next poll", () => {
+  it("stops when asked, at the next poll", async () => {
     const text = "x\n".repeat(5000);
-    expect(() => grepLines(text, "x", {}, () => "interrupt")).toThrow(/interrupted/u);
+    await expect(grepLines(text, "x", {}, () => "interrupt")).rejects.toThrow(/interrupted/u);
   });
 });

@@ -10,6 +10,7 @@ import {
   stdinText,
   stopMessage,
 } from "../command-io.ts";
+import { type LinearRegex, linearRegex, loadLinearEngine } from "../regex/linear.ts";
 import { execPosix } from "../regex/longest.ts";
 import {
   compilePosixRegex,
@@ -21,7 +22,9 @@ import {
 /**
  * grep as GNU grep 3.8 behaves: BRE (-G, default), ERE (-E), fixed strings (-F) and JavaScript
  * regexes for -P; -i -v -w -x -c -l -L -o -q -s -n -b -H -h -m -A -B -C -r, --include/--exclude.
- * Exit status 0 when a line was selected, 1 when none was, 2 on an error.
+ * Exit status 0 when a line was selected, 1 when none was, 2 on an error. BRE, ERE and -F run on
+ * Rust's linear regex engine (regex/linear.ts), so no pattern runs away on a line; a pattern with
+ * a back-reference has no linear engine and runs on JavaScript's, stopped between lines only.
  */
 
 export interface GrepOptions {
@@ -82,10 +85,11 @@ export function defaultGrepOptions(): GrepOptions {
 
 /** A compiled grep pattern list: a line matches when any pattern does. */
 export class GrepMatcher {
-  private readonly regexes: PosixRegex[];
+  private readonly regexes: { re: PosixRegex; linear: LinearRegex | null }[];
   private readonly perl: RegExp[];
   private readonly matchesEverything: boolean;
 
+  /** The regex engine must be loaded first (loadLinearEngine). */
   constructor(
     patterns: string[],
     options: Pick<GrepOptions, "dialect" | "ignoreCase" | "wordRegexp" | "lineRegexp">,
@@ -108,20 +112,23 @@ export class GrepMatcher {
         }
         continue;
       }
-      this.regexes.push(
-        compilePosixRegex(pattern, {
-          dialect: options.dialect,
-          ignoreCase: options.ignoreCase,
-          wholeWord: options.wordRegexp,
-          wholeLine: options.lineRegexp,
-        }),
-      );
+      const re = compilePosixRegex(pattern, {
+        dialect: options.dialect,
+        ignoreCase: options.ignoreCase,
+        wholeWord: options.wordRegexp,
+        wholeLine: options.lineRegexp,
+      });
+      this.regexes.push({ re, linear: linearRegex(re) });
     }
   }
 
   test(line: string): boolean {
     if (this.matchesEverything) return true;
-    for (const re of this.regexes) {
+    for (const { re, linear } of this.regexes) {
+      if (linear) {
+        if (linear.test(line)) return true;
+        continue;
+      }
       re.regex.lastIndex = 0;
       if (re.regex.test(line)) return true;
     }
@@ -138,8 +145,8 @@ export class GrepMatcher {
     let from = 0;
     while (from <= line.length) {
       let best: { index: number; end: number } | null = null;
-      for (const re of this.regexes) {
-        const match = execPosix(re, line, from);
+      for (const { re, linear } of this.regexes) {
+        const match = linear ? linear.search(line, from) : execPosix(re, line, from);
         if (
           match &&
           (!best || match.index < best.index || (match.index === best.index && match.end > best.end))
@@ -159,7 +166,7 @@ export class GrepMatcher {
       }
       if (!best) break;
       if (best.end === best.index) {
-        from = best.index + 1;
+        from = best.index + ((line.codePointAt(best.index) ?? 0) > 0xffff ? 2 : 1);
         continue;
       }
       found.push(best);
@@ -170,12 +177,13 @@ export class GrepMatcher {
 }
 
 /** Lines of `text` the pattern selects, 1-based: what the sandboxed grep tool returns. */
-export function grepLines(
+export async function grepLines(
   text: string,
   pattern: string,
   options: Partial<GrepOptions> = {},
   stop?: StopCheck,
-): { line: number; text: string }[] {
+): Promise<{ line: number; text: string }[]> {
+  await loadLinearEngine();
   const settings = { ...defaultGrepOptions(), ...options };
   const matcher = new GrepMatcher(splitPatterns(pattern), settings);
   const poll = new Poll(stop);
@@ -523,6 +531,7 @@ export async function runGrep(
   }
   let matcher: GrepMatcher;
   try {
+    await loadLinearEngine();
     matcher = new GrepMatcher(patterns, options);
   } catch (error) {
     if (error instanceof RegexSyntaxError)
@@ -580,6 +589,13 @@ export async function runGrep(
       if (options.quiet && selected > 0) break;
     }
   } catch (error) {
+    // A pattern too big to finish on this text (regex/linear.ts) is said, after what was printed.
+    if (error instanceof RegexSyntaxError)
+      return {
+        stdout: output.out.join(""),
+        stderr: `${output.err.join("")}grep: ${error.gnuMessage}\n`,
+        exitCode: 2,
+      };
     if (!(error instanceof Stopped)) throw error;
     return {
       stdout: output.out.join(""),

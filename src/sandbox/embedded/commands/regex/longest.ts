@@ -22,7 +22,7 @@ type Instruction =
   | { op: "match" };
 
 /** Past this many instructions (huge intervals), the RegExp's own extent is kept. */
-const MAX_PROGRAM = 5_000;
+const MAX_PROGRAM = 200_000;
 
 class TooBig extends Error {}
 
@@ -138,51 +138,102 @@ function holds(kind: Assertion, text: string, at: number, multiline: boolean): b
   }
 }
 
-/** The end of the longest match starting exactly at `start`, or -1 if none. */
-function longestEnd(program: Instruction[], text: string, start: number, multiline: boolean): number {
-  let current: number[] = [];
-  let next: number[] = [];
+/**
+ * One set-of-states walk from `from`: the leftmost-longest match, or null. `anchored`: only a
+ * match starting at `from`; else a thread starts at every position until a match is found
+ * (earlier starts win a shared state, and later ones are dropped once a match is known). Linear
+ * in the text; the states are followed with a stack of their own, so a huge pattern cannot
+ * overflow the call stack.
+ */
+function walk(
+  program: Instruction[],
+  text: string,
+  from: number,
+  multiline: boolean,
+  anchored: boolean,
+): { index: number; end: number } | null {
   const mark = new Int32Array(program.length).fill(-1);
   let generation = 0;
-  let best = -1;
-  let at = start;
-  const add = (list: number[], pc: number) => {
-    if (mark[pc] === generation) return;
-    mark[pc] = generation;
-    const instruction = program[pc]!;
-    switch (instruction.op) {
-      case "jump":
-        add(list, instruction.next);
-        return;
-      case "split":
-        add(list, instruction.next);
-        add(list, instruction.alt);
-        return;
-      case "assert":
-        if (holds(instruction.kind, text, at, multiline)) add(list, pc + 1);
-        return;
-      case "match":
-        best = at;
-        return;
-      default:
-        list.push(pc);
+  let bestStart = -1;
+  let bestEnd = -1;
+  let at = from;
+  let current: number[] = [];
+  let currentStarts: number[] = [];
+  let next: number[] = [];
+  let nextStarts: number[] = [];
+  const stack: number[] = [];
+  const add = (pc0: number, start: number) => {
+    stack.push(pc0);
+    while (stack.length > 0) {
+      const pc = stack.pop()!;
+      if (mark[pc] === generation) continue;
+      mark[pc] = generation;
+      const instruction = program[pc]!;
+      switch (instruction.op) {
+        case "jump":
+          stack.push(instruction.next);
+          break;
+        case "split":
+          stack.push(instruction.alt, instruction.next);
+          break;
+        case "assert":
+          if (holds(instruction.kind, text, at, multiline)) stack.push(pc + 1);
+          break;
+        case "match":
+          if (bestStart < 0 || start < bestStart || (start === bestStart && at > bestEnd)) {
+            bestStart = start;
+            bestEnd = at;
+          }
+          break;
+        default:
+          next.push(pc);
+          nextStarts.push(start);
+      }
     }
   };
-  add(current, 0);
-  while (current.length > 0 && at < text.length) {
+  add(0, from);
+  [current, next, currentStarts, nextStarts] = [next, current, nextStarts, currentStarts];
+  while (at < text.length && (current.length > 0 || (bestStart < 0 && !anchored))) {
     const char = String.fromCodePoint(text.codePointAt(at)!);
-    const width = char.length;
     generation++;
-    const from = at;
-    at = from + width;
+    at += char.length;
     next.length = 0;
-    for (const pc of current) {
-      const instruction = program[pc] as { op: "char"; test: (char: string) => boolean };
-      if (instruction.test(char)) add(next, pc + 1);
+    nextStarts.length = 0;
+    for (let k = 0; k < current.length; k++) {
+      const start = currentStarts[k]!;
+      if (bestStart >= 0 && start > bestStart) continue;
+      const pc = current[k]!;
+      if ((program[pc] as { test: (char: string) => boolean }).test(char)) add(pc + 1, start);
     }
-    [current, next] = [next, current];
+    if (bestStart < 0 && !anchored) add(0, at);
+    [current, next, currentStarts, nextStarts] = [next, current, nextStarts, currentStarts];
   }
-  return best;
+  return bestStart < 0 ? null : { index: bestStart, end: bestEnd };
+}
+
+/** The end of the longest match starting exactly at `start`, or -1 if none. */
+function longestEnd(program: Instruction[], text: string, start: number, multiline: boolean): number {
+  return walk(program, text, start, multiline, true)?.end ?? -1;
+}
+
+/**
+ * The end of the longest match starting at `start`, or -1 for none; null when the pattern has no
+ * program here (back-references, huge intervals).
+ */
+export function longestEndAt(re: PosixRegex, text: string, start: number): number | null {
+  const program = programOf(re);
+  return program === null ? null : longestEnd(program, text, start, re.options.multiline === true);
+}
+
+/** The leftmost-longest match at or after `from` (linear); undefined when the pattern has no program here. */
+export function searchLongest(
+  re: PosixRegex,
+  text: string,
+  from: number,
+): { index: number; end: number } | null | undefined {
+  const program = programOf(re);
+  if (program === null) return undefined;
+  return walk(program, text, from, re.options.multiline === true, false);
 }
 
 const forcedEnds = new WeakMap<PosixRegex, RegExp>();

@@ -67,30 +67,44 @@ export interface PosixRegex {
   readonly hasBackrefs: boolean;
 }
 
-const WORD = "\\p{L}\\p{N}_";
+/** GNU's word characters in a UTF-8 locale (glibc's iswalnum, and "_"): letters and other alphabetic characters, decimal digits. */
+export const WORD = "\\p{Alphabetic}\\p{Nd}_";
+/** glibc's iswspace: Unicode white space except the no-break spaces (U+00A0, U+2007, U+202F) and NEL. */
+const SPACE =
+  "\\t\\n\\v\\f\\r \\u{1680}\\u{2000}-\\u{2006}\\u{2008}-\\u{200a}\\u{2028}\\u{2029}\\u{205f}\\u{3000}";
 const DUP_MAX = 32767;
 
-/** POSIX class names → the body of a JavaScript `u` character class. */
+/** Characters glibc counts in no graphic class: controls, unassigned code points, line and paragraph separators. */
+const NOT_PRINT = "\\p{Cc}\\p{Cn}\\u{2028}\\u{2029}";
+
+/**
+ * POSIX class names → a character class body that reads the same in JavaScript (`v`) and Rust,
+ * as glibc's C.UTF-8 locale defines them (GNU grep, sed and gawk ask glibc): alpha takes every
+ * Alphabetic character and the non-ASCII decimal digits, punct every graphic character that is not
+ * alphanumeric, print everything assigned but controls and separators.
+ */
 const CLASSES: Record<string, string> = {
-  alpha: "\\p{L}",
+  alpha: "\\p{Alphabetic}[\\p{Nd}--[0-9]]",
   digit: "0-9",
-  alnum: "\\p{L}\\p{N}",
-  upper: "\\p{Lu}",
-  lower: "\\p{Ll}",
-  space: "\\s",
-  blank: "\\t\\p{Zs}",
-  punct: "\\p{P}\\p{S}",
-  print: "\\p{L}\\p{M}\\p{N}\\p{P}\\p{S}\\p{Zs}",
-  graph: "\\p{L}\\p{M}\\p{N}\\p{P}\\p{S}",
-  cntrl: "\\p{Cc}",
+  alnum: "\\p{Alphabetic}\\p{Nd}",
+  upper: "\\p{Uppercase}\\p{Lt}",
+  lower: "\\p{Lowercase}\\p{Lt}",
+  space: SPACE,
+  blank: "\\t \\u{1680}\\u{2000}-\\u{2006}\\u{2008}-\\u{200a}\\u{205f}\\u{3000}",
+  punct: `[^${NOT_PRINT}${SPACE}\\p{Alphabetic}\\p{Nd}]`,
+  print: `[^${NOT_PRINT}]`,
+  graph: `[^${NOT_PRINT}${SPACE}]`,
+  cntrl: "\\p{Cc}\\u{2028}\\u{2029}",
   xdigit: "0-9A-Fa-f",
 };
 
-/** A code point written so it is literal in a JavaScript `u` pattern (inside a class when `inClass`). */
-function literal(char: string, inClass = false): string {
-  if (/[\\^$.*+?()[\]{}|/]/u.test(char) || (inClass && char === "-")) return `\\${char}`;
+/**
+ * A code point written so it is literal in a JavaScript `u` pattern and in a Rust one, in a class
+ * or out of it: ASCII other than letters and digits as \u{…} (Rust gives & ~ - meaning in classes).
+ */
+export function literal(char: string): string {
   const code = char.codePointAt(0)!;
-  if (code < 0x20 || code === 0x7f) return `\\x${code.toString(16).padStart(2, "0")}`;
+  if (code < 0x80 && !/[A-Za-z0-9]/u.test(char)) return `\\u{${code.toString(16)}}`;
   return char;
 }
 
@@ -122,7 +136,7 @@ export function compilePosixRegex(pattern: string, options: PosixRegexOptions): 
   const source = emit(tree, options);
   let regex: RegExp;
   try {
-    regex = new RegExp(source, `gsu${options.ignoreCase ? "i" : ""}${options.multiline ? "m" : ""}`);
+    regex = new RegExp(source, `gsv${options.ignoreCase ? "i" : ""}${options.multiline ? "m" : ""}`);
   } catch (error) {
     throw new RegexSyntaxError(`Invalid regular expression (${(error as Error).message})`, 0);
   }
@@ -373,9 +387,9 @@ class Parser {
       case "W":
         return this.classNode(true, WORD);
       case "s":
-        return this.classNode(false, "\\s");
+        return this.classNode(false, SPACE);
       case "S":
-        return this.classNode(true, "\\s");
+        return this.classNode(true, SPACE);
     }
     const char = this.characterEscape(next);
     if (char !== null) return { type: "char", char };
@@ -416,7 +430,7 @@ class Parser {
   }
 
   private classNode(negated: boolean, body: string): RegexNode {
-    const test = new RegExp(`^[${negated ? "^" : ""}${body}]$`, `su${this.options.ignoreCase ? "i" : ""}`);
+    const test = new RegExp(`^[${negated ? "^" : ""}${body}]$`, `sv${this.options.ignoreCase ? "i" : ""}`);
     return { type: "set", negated, body, test: (char) => test.test(char) };
   }
 
@@ -445,8 +459,9 @@ class Parser {
         if (kind === ":") {
           const body = CLASSES[name];
           if (body === undefined) throw new RegexSyntaxError("Invalid character class name", open);
+          // GNU: ignoring case, [:upper:] and [:lower:] are [:alpha:].
           const cased =
-            this.options.ignoreCase && (name === "upper" || name === "lower") ? "\\p{Lu}\\p{Ll}" : body;
+            this.options.ignoreCase && (name === "upper" || name === "lower") ? CLASSES.alpha! : body;
           return { body: cased };
         }
         if ([...name].length !== 1) throw new RegexSyntaxError("Invalid collation character", open);
@@ -495,13 +510,13 @@ class Parser {
         if (to.char.codePointAt(0)! < from.char.codePointAt(0)!) {
           throw new RegexSyntaxError("Invalid range end", open);
         }
-        parts.push(`${literal(from.char, true)}-${literal(to.char, true)}`);
+        parts.push(`${literal(from.char)}-${literal(to.char)}`);
         continue;
       }
-      parts.push(literal(from.char, true));
+      parts.push(literal(from.char));
     }
     const body = parts.join("");
-    const flags = `su${this.options.ignoreCase ? "i" : ""}`;
+    const flags = `sv${this.options.ignoreCase ? "i" : ""}`;
     const test = new RegExp(`^[${negated ? "^" : ""}${body}]$`, flags);
     return { type: "set", negated, body, test: (char) => test.test(char) };
   }
@@ -571,7 +586,9 @@ function emit(node: RegexNode, options: PosixRegexOptions): string {
   }
 }
 
+const WORD_CHAR = new RegExp(`^[${WORD}]$`, "v");
+
 /** Is `char` a word constituent as GNU's \w reads it? */
 export function isWordChar(char: string | undefined): boolean {
-  return char !== undefined && /^[\p{L}\p{N}_]$/u.test(char);
+  return char !== undefined && WORD_CHAR.test(char);
 }
