@@ -2,13 +2,14 @@ import type { Command } from "just-bash";
 import { awkCommands } from "./awk/awk.ts";
 import { grepCommands } from "./grep/grep.ts";
 import { jqCommands } from "./jq/jq.ts";
+import { lsCommands } from "./ls/ls.ts";
 import { rgCommands } from "./rg/rg.ts";
 import { rmCommands } from "./rm/rm.ts";
 import { sedCommands } from "./sed/sed.ts";
 
 /**
  * Toolroom's own commands that replace just-bash's built-ins of the same name in every embedded
- * shell (awk, gawk, grep, egrep, fgrep, jq, rg, rm, sed): one implementation serves the shell and the
+ * shell (awk, gawk, grep, egrep, fgrep, jq, ls, rg, rm, sed): one implementation serves the shell and the
  * tools. Each command lives in its own folder with its tests; add a command here to register it.
  */
 export function embeddedCommands(): Command[] {
@@ -16,6 +17,7 @@ export function embeddedCommands(): Command[] {
     ...awkCommands(),
     ...grepCommands(),
     ...jqCommands(),
+    ...lsCommands(),
     ...rgCommands(),
     ...rmCommands(),
     ...sedCommands(),
