@@ -8,6 +8,7 @@ import {
   type TransformPlugin,
   type WordNode,
 } from "just-bash";
+import { PIPED_STDIN_VARIABLE } from "./commands/command-io.ts";
 
 /**
  * Makes a just-bash script behave like a live process, by rewriting its syntax tree before it runs
@@ -97,6 +98,7 @@ export function rewriteScript(ast: ScriptNode, options: LiveScriptOptions): Scri
   const rewriter = new Rewriter(options, {
     // A script that moves its own stdout or stdin with `exec` decides where output goes: leave it.
     stream: !scan.movesOutput,
+    stdinMoved: scan.movesInput,
     terminal: !scan.movesInput && options.terminalCommand !== undefined,
   });
   const statements = rewriter.statements(ast.statements, { out: true, err: true, tty: true });
@@ -108,7 +110,7 @@ export function rewriteScript(ast: ScriptNode, options: LiveScriptOptions): Scri
 class Rewriter {
   constructor(
     private readonly options: LiveScriptOptions,
-    private readonly enabled: { stream: boolean; terminal: boolean },
+    private readonly enabled: { stream: boolean; terminal: boolean; stdinMoved: boolean },
   ) {}
 
   statements(statements: StatementNode[], where: Where): StatementNode[] {
@@ -183,11 +185,14 @@ class Rewriter {
     return parse(`(( ++${TICK_COUNTER} & 31 )) || ${tick}`).statements;
   }
 
-  private simple(command: SimpleCommandNode, where: Where, inner: Where): CommandNode {
-    const name = literalOf(command.name);
+  private simple(original: SimpleCommandNode, where: Where, inner: Where): CommandNode {
+    const name = literalOf(original.name);
     // `exec` with redirections moves the shell's own descriptors; ours must not become permanent.
     // An assignment alone (`y=$(…)`) is left too: just-bash drops a substitution's stderr there.
-    if (name === "exec" || command.name === null) return command;
+    if (name === "exec" || original.name === null) return original;
+    const piped =
+      name !== undefined && PIPED_STDIN_READERS.has(name) && (!inner.tty || this.enabled.stdinMoved);
+    const command = piped ? { ...original, assignments: [...original.assignments, pipedStdin()] } : original;
     const redirections = this.streams(where, command.redirections);
     if (this.enabled.terminal && inner.tty && name !== undefined && TERMINAL_READERS.has(name)) {
       const rewritten = this.terminalReader(command, name, inner);
@@ -363,6 +368,17 @@ export function literalOf(word: WordNode | null | undefined): string | undefined
     else return undefined;
   }
   return text;
+}
+
+/** Commands that search stdin only when it is a pipe or a file, however empty (as rg does). */
+const PIPED_STDIN_READERS = new Set(["rg"]);
+
+/** `__toolroom_stdin_piped=1`, prefixed to such a command (command-io.ts reads it). */
+function pipedStdin(): SimpleCommandNode["assignments"][number] {
+  const assignment = (
+    parse(`${PIPED_STDIN_VARIABLE}=1 true`).statements[0]!.pipelines[0]!.commands[0] as SimpleCommandNode
+  ).assignments[0]!;
+  return assignment;
 }
 
 function literalWord(text: string): WordNode {

@@ -52,6 +52,18 @@ export function shellStopCheck(ctx: ResolvedCommandContext): StopCheck {
   };
 }
 
+/**
+ * just-bash hands every command its stdin as a string, "" both when nothing was piped and when an
+ * empty pipe was: the script's rewrite (live-script.ts) sets this variable on a command whose stdin
+ * is a pipe, a redirection or a here-document, for commands that choose their input by it (rg).
+ */
+export const PIPED_STDIN_VARIABLE = "__toolroom_stdin_piped";
+
+/** Whether the command's stdin is a pipe or a file, even an empty one (see PIPED_STDIN_VARIABLE). */
+export function stdinIsPiped(ctx: ResolvedCommandContext): boolean {
+  return ctx.env.get(PIPED_STDIN_VARIABLE) === "1";
+}
+
 /** UTF-8 text of a latin1-shaped byte string (what just-bash hands a command as stdin). */
 export function decodeLatin1Bytes(raw: string): string {
   if (raw === "") return "";

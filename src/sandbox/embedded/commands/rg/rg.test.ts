@@ -285,6 +285,46 @@ describe("rg in the embedded shell", () => {
     });
   });
 
+  it.skipIf(!REAL)(
+    "searches its stdin when it is a pipe or a file, even an empty one, as ripgrep 13 does",
+    async () => {
+      const { EmbeddedSandbox } = await import("../../embedded-sandbox.ts");
+      const sandbox = await EmbeddedSandbox.create();
+      const root = sandbox.workspaceRoot;
+      const files = { "a.txt": "x here\n", "empty.txt": "" };
+      for (const [name, text] of Object.entries(files)) await sandbox.writeFile(`${root}/${name}`, text);
+      const folder = mkdtempSync(join(tmpdir(), "toolroom-rg-"));
+      try {
+        for (const [name, text] of Object.entries(files)) writeFileSync(join(folder, name), text);
+        for (const command of [
+          "printf '' | rg x",
+          "printf 'x\\n' | rg x",
+          "rg x < empty.txt",
+          "{ rg x; } < empty.txt",
+          "rg x <<< ''",
+          "printf '' | rg x a.txt",
+          "true | rg -c x",
+          "rg x",
+          "rg x; printf '' | rg x; echo $?",
+        ]) {
+          const ours = await sandbox.exec(command);
+          const real = spawnSync("bash", ["-c", command], {
+            cwd: folder,
+            encoding: "utf8",
+            stdio: ["ignore", "pipe", "pipe"],
+          });
+          expect({ command, stdout: ours.stdout, status: ours.exitCode }).toEqual({
+            command,
+            stdout: real.stdout,
+            status: real.status,
+          });
+        }
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
   it("stops at the stop signal with exit 130", async () => {
     const { createCommandContext, InMemoryFs } = await import("just-bash");
     const fs = new InMemoryFs();

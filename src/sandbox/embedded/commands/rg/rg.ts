@@ -7,6 +7,7 @@ import {
   STOP_EXIT,
   Stopped,
   shellStopCheck,
+  stdinIsPiped,
   stdinText,
   stopMessage,
 } from "../command-io.ts";
@@ -527,7 +528,9 @@ export async function runRg(args: string[], ctx: ResolvedCommandContext): Promis
   try {
     const targets: Target[] = [];
     const stdin = stdinText(ctx);
-    const paths = o.paths.length > 0 ? o.paths : !o.files && stdin !== "" ? ["-"] : [""];
+    // As ripgrep: no path and stdin a pipe or a file (even empty) → search stdin, else the folder.
+    const searchStdin = !o.files && (stdin !== "" || stdinIsPiped(ctx));
+    const paths = o.paths.length > 0 ? o.paths : searchStdin ? ["-"] : [""];
     let walked = false;
     for (const path of paths) {
       if (path === "-") {
