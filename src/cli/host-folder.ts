@@ -12,7 +12,7 @@ import {
   symlink,
   unlink,
 } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { FileChange } from "../core/checkpoints.ts";
 import { gitSetupReason, isGitFolderName } from "../core/git-setup.ts";
 import type { FolderEntry } from "../sandbox/embedded/lazy-folder.ts";
@@ -32,6 +32,8 @@ export interface WriteBackOptions {
   loaded?: (relative: string) => FolderEntry | undefined;
   /** The workspace folder itself was deleted in the sandbox. */
   rootGone?: boolean;
+  /** Whether the disk tells `A.txt` from `a.txt`; found by a probe of the folder when not given. */
+  caseInsensitive?: boolean;
 }
 
 export interface WriteBackReport {
@@ -139,7 +141,7 @@ export async function planWriteBack(
   };
 
   // Git's setup runs commands on this machine; inside .git only new data is written, nothing deleted.
-  const changes = all.filter((change) => {
+  const wanted = all.filter((change) => {
     if (change.path === "") {
       skip(".", "write-back never replaces the workspace folder itself");
       return false;
@@ -154,9 +156,18 @@ export async function planWriteBack(
       );
     return reason === null;
   });
+  // On a disk that does not tell A.txt from a.txt, two such names would be one file: neither is written.
+  const caseBlind = wanted.length > 0 && (options.caseInsensitive ?? (await isCaseInsensitive(folder)));
+  const clashing = caseBlind ? caseClashes(wanted) : new Map<string, string[]>();
+  for (const [path, others] of clashing)
+    skip(
+      path,
+      `it differs only by case from ${others.join(", ")}, and this disk does not tell such names apart; kept as it is on disk`,
+    );
+  const changes = wanted.filter((change) => !clashing.has(change.path));
   const byPath = new Map(changes.map((change) => [change.path, change]));
   /** Paths the plan refused: nothing below them is written either. */
-  const blocked = new Set<string>();
+  const blocked = new Set<string>(clashing.keys());
   const underBlocked = (path: string) => {
     for (let parent = parentOf(path); parent !== ""; parent = parentOf(parent))
       if (blocked.has(parent)) return parent;
@@ -239,6 +250,8 @@ export async function planWriteBack(
     )
     .sort((a, b) => depth(b.path) - depth(a.path));
   const deleted = new Set<string>();
+  /** Names in folders on disk, read when a new name is checked against them (case-blind disks). */
+  const listings = new Map<string, string[]>();
   /** Folders on disk that keep something, so they are not deleted (nor replaced). */
   const kept = new Set<string>();
   for (const change of deletions) {
@@ -268,6 +281,7 @@ export async function planWriteBack(
         ? "the folder on disk it would replace keeps files"
         : null) ??
       nameProblem(folder, change.path) ??
+      (caseBlind && change.before === null ? await caseTwinOnDisk(change.path) : null) ??
       (await parentsProblem(change.path)) ??
       (deleted.has(change.path) ? null : await changedOnDisk(change));
     if (why) {
@@ -323,6 +337,20 @@ export async function planWriteBack(
   }
   return { steps, report };
 
+  /** Why a new name cannot be made: the disk has a name differing only by case that it would take for it. */
+  async function caseTwinOnDisk(path: string): Promise<string | null> {
+    const parent = parentOf(path);
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    if (!listings.has(parent))
+      listings.set(
+        parent,
+        await readdir(parent === "" ? folder : join(folder, ...parent.split("/"))).catch(() => []),
+      );
+    const twin = listings.get(parent)!.find((other) => other !== name && caseKey(other) === caseKey(name));
+    if (twin === undefined || deleted.has(parent === "" ? twin : `${parent}/${twin}`)) return null;
+    return `it differs only by case from ${parent === "" ? twin : `${parent}/${twin}`} on disk, and this disk does not tell such names apart; kept as it is on disk`;
+  }
+
   /** Why a path's folders on disk cannot be written into (a link, a file), or null. */
   async function parentsProblem(path: string): Promise<string | null> {
     const segments = path.split("/");
@@ -340,6 +368,58 @@ export async function planWriteBack(
     }
     return null;
   }
+}
+
+/** What a case-blind disk compares names by (macOS and Windows also fold Unicode normal forms). */
+const caseKey = (path: string) => path.normalize("NFC").toLowerCase();
+
+/** Each changed path that another changed path differs from only by case, with those others. */
+function caseClashes(changes: readonly FileChange[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const change of changes) {
+    const key = caseKey(change.path);
+    groups.set(key, [...(groups.get(key) ?? []), change.path]);
+  }
+  const clashing = new Map<string, string[]>();
+  for (const paths of groups.values())
+    if (paths.length > 1)
+      for (const path of paths)
+        clashing.set(
+          path,
+          paths.filter((other) => other !== path),
+        );
+  return clashing;
+}
+
+const caseProbes = new Map<string, Promise<boolean>>();
+
+/**
+ * Whether the disk under `folder` takes `A.txt` and `a.txt` for the same name (macOS, Windows):
+ * a temporary file is made and its name looked up in capitals. Asked once per folder.
+ */
+export function isCaseInsensitive(folder: string): Promise<boolean> {
+  let probe = caseProbes.get(folder);
+  if (!probe) {
+    probe = (async () => {
+      const temp = tempBeside(join(folder, "probe"));
+      try {
+        await (await open(temp, "wx", 0o600)).close();
+      } catch {
+        return false; // nothing can be written here anyway
+      }
+      try {
+        const [lower, upper] = await Promise.all([
+          lstat(temp),
+          lstat(join(dirname(temp), basename(temp).toUpperCase())).catch(() => null),
+        ]);
+        return upper !== null && upper.ino === lower.ino;
+      } finally {
+        await unlink(temp).catch(() => undefined);
+      }
+    })();
+    caseProbes.set(folder, probe);
+  }
+  return probe;
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

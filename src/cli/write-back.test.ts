@@ -20,7 +20,13 @@ import { describe, expect, it } from "vitest";
 import type { FileChange } from "../core/checkpoints.ts";
 import type { SnapshotEntry } from "../sandbox/types.ts";
 import { DiskFolder } from "./disk-folder.ts";
-import { applyWriteBack, planWriteBack, TEMP_NAME, writeBackChanges } from "./host-folder.ts";
+import {
+  applyWriteBack,
+  isCaseInsensitive,
+  planWriteBack,
+  TEMP_NAME,
+  writeBackChanges,
+} from "./host-folder.ts";
 
 /** Write-back on a real folder: what the plan refuses, what it writes, and how. */
 
@@ -386,4 +392,59 @@ describe("write-back after each answered call", () => {
     );
     expect(await run.end()).toBe(0);
   }, 60_000);
+});
+
+describe("write-back to a disk that does not tell A.txt from a.txt", () => {
+  it("finds this machine's disk case-sensitive or not as it is (a probe, no file left behind)", async () => {
+    const dir = folder({ "a.txt": "a" });
+    const blind = existsSync(join(dir, "A.TXT"));
+    expect(await isCaseInsensitive(dir)).toBe(blind);
+    expect(readdirSync(dir)).toEqual(["a.txt"]);
+  });
+
+  it("refuses names that differ only by case, with a clear error for each, and writes the rest", async () => {
+    const dir = folder({ "readme.md": "r\n", "src/old.ts": "o\n" });
+    const report = await writeBackChanges(
+      dir,
+      [
+        created(file("A.txt", "upper\n")),
+        created(file("a.txt", "lower\n")),
+        // A name the disk already has in another case would overwrite it there.
+        created(file("README.md", "mine\n")),
+        // A rename that only changes case: neither the delete nor the create is done.
+        { path: "src/old.ts", before: file("src/old.ts", "o\n"), after: null },
+        created(file("src/Old.ts", "o\n")),
+        created(file("fine.txt", "fine\n")),
+      ],
+      { caseInsensitive: true },
+    );
+    const skipped = report.skipped.join("\n");
+    expect(skipped).toContain(
+      "A.txt: it differs only by case from a.txt, and this disk does not tell such names apart; kept as it is on disk",
+    );
+    expect(skipped).toContain("a.txt: it differs only by case from A.txt");
+    expect(skipped).toContain("README.md: it differs only by case from readme.md on disk");
+    expect(skipped).toContain("src/old.ts: it differs only by case from src/Old.ts");
+    expect(skipped).toContain("src/Old.ts: it differs only by case from src/old.ts");
+    expect(report.written).toEqual(["fine.txt"]);
+    expect(report.deleted).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual(["fine.txt", "readme.md", "src"]);
+    expect(readdirSync(join(dir, "src"))).toEqual(["old.ts"]);
+    expect(readFileSync(join(dir, "readme.md"), "utf8")).toBe("r\n");
+  });
+
+  it("takes such names as they are on a disk that tells them apart", async () => {
+    const dir = folder({ "readme.md": "r\n" });
+    const report = await writeBackChanges(
+      dir,
+      [
+        created(file("A.txt", "upper\n")),
+        created(file("a.txt", "lower\n")),
+        created(file("README.md", "m\n")),
+      ],
+      { caseInsensitive: false },
+    );
+    expect(report.skipped).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual(["A.txt", "README.md", "a.txt", "readme.md"]);
+  });
 });
