@@ -30,6 +30,8 @@ export interface HostRuntimeOptions {
   networkAllowList: string[];
   /** Write each answered call's changes to the folder before its answer goes out. */
   writeBack: boolean;
+  /** What the files the run writes may hold in memory (the sandbox's default when not given). */
+  maxWrittenBytes?: number | undefined;
 }
 
 /** What became of one call: its outcome, and whether the caller should answer it. */
@@ -77,6 +79,7 @@ function denyChanges(profiles: readonly Profile[]): Record<string, Record<string
 export async function openHostRuntime(options: HostRuntimeOptions): Promise<HostRuntime> {
   const sandbox: EmbeddedSandbox = await EmbeddedSandbox.create({
     commands: [...createNodeCommands(), ...createPythonCommands(), gitShellCommand(() => sandbox)],
+    ...(options.maxWrittenBytes ? { maxWrittenBytes: options.maxWrittenBytes } : {}),
   });
   const warn = (message: string) => process.stderr.write(`toolroom: ${message}\n`);
   // The folder is read on demand: start-up costs the same for 1 MB as for 400 MB.

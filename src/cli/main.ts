@@ -18,6 +18,7 @@ const USAGE = `toolroom — the Toolroom tool runtime on the embedded sandbox
 Usage:
   toolroom batch --workspace DIR --profile NAME [--write-back] [--events FILE] [--artifacts DIR]
                  [--approve auto|deny] [--allow-net URL_PREFIX ...] [--python-packages DIR ...]
+                 [--max-written-mb N]
       --approve deny refuses every tool that writes or runs commands, in every profile.
       Reads JSONL tool calls on stdin ({"tool", "params", "request_id"}, or the profile's own
       call shape) and writes one JSONL envelope per call on stdout, in order. DIR is loaded into
@@ -30,12 +31,15 @@ Usage:
       undone, exit 128 + the signal's number.
       --python-packages: a folder of installed pure-Python packages (a site-packages, or one
       \`pip install --target\` made, e.g. with pytest) for the embedded python3's site-packages.
+      --max-written-mb N: what the files the run writes may hold in memory (default 1024); a write
+      past it is refused (the shell sees "no space left", a tool its profile's limit error).
 
   toolroom schemas --profile NAME --format ${SCHEMA_FORMATS.join("|")}
       Prints the profile's tool schemas as JSON.
 
   toolroom mcp --workspace DIR --profile NAME [--write-back] [--events FILE] [--artifacts DIR]
                [--approve auto|deny] [--allow-net URL_PREFIX ...] [--python-packages DIR ...]
+               [--max-written-mb N]
       Serves the profile's tools over the Model Context Protocol on stdin/stdout (JSON-RPC, one
       message per line), on DIR loaded into the embedded sandbox; with --write-back each call's
       changes are written back before it is answered (as batch does); a cancelled call is undone.
@@ -144,6 +148,7 @@ const RUNTIME_OPTIONS = {
   approve: { type: "string", default: "auto" },
   "allow-net": { type: "string", multiple: true },
   "python-packages": { type: "string", multiple: true },
+  "max-written-mb": { type: "string" },
 } as const;
 
 /** Reads the shared options; null when --help was asked for (and printed). */
@@ -171,9 +176,18 @@ function runtimeOptions(args: string[]) {
     approve: values.approve,
     networkAllowList: values["allow-net"] ?? [],
     pythonPackages: values["python-packages"] ?? [],
+    maxWrittenBytes: writtenQuota(values["max-written-mb"]),
     input: process.stdin,
     output: process.stdout,
   } as const;
+}
+
+/** --max-written-mb: a whole number of megabytes, at least 1. */
+function writtenQuota(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^[1-9]\d{0,6}$/u.test(value))
+    throw new UsageError(`--max-written-mb must be a whole number of megabytes from 1 (got "${value}")`);
+  return Number(value) * 1024 * 1024;
 }
 
 async function batchCommand(args: string[]): Promise<number> {

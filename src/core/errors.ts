@@ -1,3 +1,5 @@
+import { isSandboxError } from "../sandbox/types.ts";
+
 /**
  * The one failure type of every capability. Capabilities throw it with a canonical code;
  * each profile maps the code onto its own dialect (agentbench `error_type`, coding-agent
@@ -67,6 +69,21 @@ export function isToolFailure(error: unknown): error is ToolFailure {
 /** Turns anything thrown into a ToolFailure, keeping the message of unexpected errors. */
 export function asToolFailure(error: unknown): ToolFailure {
   if (isToolFailure(error)) return error;
+  if (isSandboxError(error, "ENOSPC")) return writtenBytesExceeded(error.path, error.message);
   const message = error instanceof Error ? error.message : String(error);
   return new ToolFailure("internal_error", `Unexpected error: ${message}`);
+}
+
+/**
+ * The sandbox's filesystem holds what a run writes in memory, up to a quota (ENOSPC past it, as a
+ * full disk says): each profile reports it as its own limit error.
+ */
+function writtenBytesExceeded(path: string, message: string): ToolFailure {
+  const limit = Number(/\((\d+) bytes\)/u.exec(message)?.[1] ?? Number.NaN);
+  const size = Number.isFinite(limit) ? ` ${Math.round(limit / (1024 * 1024))} MB` : "";
+  return new ToolFailure(
+    "limit_exceeded",
+    `No space left to write ${path}: the files this run has written would pass its${size} quota (max_written_bytes; toolroom's --max-written-mb sets it). The write was refused; delete or shorten files the run wrote to make room.`,
+    { path, limit: "max_written_bytes", ...(Number.isFinite(limit) ? { limit_bytes: limit } : {}) },
+  );
 }

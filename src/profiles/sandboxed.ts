@@ -326,6 +326,7 @@ const LIMIT_TYPES: Record<string, string> = {
   max_file_size: "size_limit_exceeded",
   max_output_size: "size_limit_exceeded",
   max_download_size: "size_limit_exceeded",
+  max_written_bytes: "size_limit_exceeded",
   max_replacements: "replacement_limit_exceeded",
   max_loop_iterations: "iteration_limit_exceeded",
 };

@@ -444,7 +444,11 @@ export const toolrouter: Profile = {
     success: (_call, data) => data,
     failure: (_call, failure) => ({
       error: {
-        type: TOOLROUTER_ERROR_TYPES[failure.code] ?? "ToolError",
+        // Python raises OSError (errno 28, no space left on device) on a full disk.
+        type:
+          failure.details?.limit === "max_written_bytes"
+            ? "OSError"
+            : (TOOLROUTER_ERROR_TYPES[failure.code] ?? "ToolError"),
         message: failure.message,
         code: failure.code,
       },

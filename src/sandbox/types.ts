@@ -190,6 +190,7 @@ export type SandboxErrorCode =
   | "EINVAL"
   | "ELOOP"
   | "EACCES"
+  | "ENOSPC"
   | "EIO";
 
 /** Every fs failure of every backend is one of these, so tools can branch on `code`. */

@@ -35,7 +35,12 @@ export interface EmbeddedSandboxOptions {
   /** Deadline for a command that names none (ms). */
   defaultTimeoutMs?: number;
   env?: Record<string, string>;
+  /** How many bytes the files written (to the workspace, /tmp, anywhere) may hold in memory; past it ENOSPC. */
+  maxWrittenBytes?: number;
 }
+
+/** What the files a session writes may hold in memory unless the host says otherwise (just-bash's own default). */
+export const DEFAULT_MAX_WRITTEN_BYTES = 1024 * 1024 * 1024;
 
 const DEFAULT_TIMEOUT_MS = 120_000;
 /** Deadlines, not counters, bound a command here: the counters are raised far out of the way. */
@@ -81,7 +86,9 @@ export class EmbeddedSandbox implements Sandbox {
 
   constructor(options: EmbeddedSandboxOptions = {}) {
     this.workspaceRoot = (options.workspaceRoot ?? "/workspace").replace(/\/+$/u, "");
-    this.fs = new RecordingFs();
+    this.fs = new RecordingFs(undefined, {
+      maxTotalBytes: options.maxWrittenBytes ?? DEFAULT_MAX_WRITTEN_BYTES,
+    });
     this.fs.setRoot(this.workspaceRoot);
     // Ours replace just-bash's grep/sed/awk; a host's own commands come last and win.
     this.commands = [...embeddedCommands(), ...(options.commands ?? [])];
@@ -414,12 +421,25 @@ export class EmbeddedSandbox implements Sandbox {
       }),
     );
     try {
-      const result = await bash.exec(script, {
-        cwd: options.cwd,
-        ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
-        signal: stop.signal,
-        rawScript: true,
-      });
+      let result: Awaited<ReturnType<Bash["exec"]>>;
+      try {
+        result = await bash.exec(script, {
+          cwd: options.cwd,
+          ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+          signal: stop.signal,
+          rawScript: true,
+        });
+      } catch (error) {
+        // just-bash lets a redirection's failed write end the whole script; the written-bytes
+        // quota is the one such failure a script can cause, so it ends as a full disk would say.
+        const message = error instanceof Error ? error.message : String(error);
+        if (!message.startsWith("ENOSPC:")) throw error;
+        for (const device of detach) device.flush();
+        const limit = /\((\d+) bytes\)/u.exec(message)?.[1];
+        const quota = limit ? ` (the files written in this run may hold ${limit} bytes)` : "";
+        print("stderr", `bash: write error: No space left on device${quota}\n`);
+        return { ...out, exitCode: 1, timedOut: false, interrupted: false, env: options.env };
+      }
       for (const device of detach) device.flush();
       const reason = stopReason(stop.signal);
       const timedOut =

@@ -9,6 +9,7 @@ const KNOWN: readonly SandboxErrorCode[] = [
   "EINVAL",
   "ELOOP",
   "EACCES",
+  "ENOSPC",
 ];
 
 /** just-bash throws plain `Error("ENOENT: …")` with no `.code`; this recovers the code from the message. */
@@ -18,6 +19,9 @@ export function toSandboxError(error: unknown, path: string): SandboxError {
   const code = KNOWN.find(
     (candidate) => message.startsWith(`${candidate}:`) || message.includes(` ${candidate}:`),
   );
+  // The filesystem's quota says how large it is: "ENOSPC: in-memory filesystem byte limit exceeded (N bytes)".
+  if (code === "ENOSPC")
+    return new SandboxError(code, path, `ENOSPC: ${path}: ${message.replace(/^ENOSPC: /u, "")}`);
   return new SandboxError(code ?? "EIO", path, code ? `${code}: ${path}` : `EIO: ${path}: ${message}`);
 }
 

@@ -1,4 +1,4 @@
-import { isToolFailure, ToolFailure } from "../../core/errors.ts";
+import { asToolFailure, isToolFailure, ToolFailure } from "../../core/errors.ts";
 import { isSandboxError, type Sandbox } from "../../sandbox/types.ts";
 import { encodeText } from "./text.ts";
 import type { PatchPlan } from "./types.ts";
@@ -140,8 +140,13 @@ function commitFailure(error: unknown, path: string, base: string, unrestored: s
       ? "every file already written was restored, so no file was changed"
       : `these files could not be restored: ${unrestored.join(", ")}`;
   const details = { path: relative, ...(unrestored.length > 0 ? { unrestored } : {}) };
-  if (isToolFailure(error)) {
-    return new ToolFailure(error.code, `${error.message} (${restored}.)`, { ...error.details, ...details });
+  // A full quota is the profile's limit error, as for any other write.
+  const failure = isSandboxError(error, "ENOSPC") ? asToolFailure(error) : error;
+  if (isToolFailure(failure)) {
+    return new ToolFailure(failure.code, `${failure.message} (${restored}.)`, {
+      ...failure.details,
+      ...details,
+    });
   }
   const cause = isSandboxError(error) ? error.code : undefined;
   const message = error instanceof Error ? error.message : String(error);

@@ -222,7 +222,7 @@ export async function runNode(args: string[], { ctx, options, live }: NodeRunCon
     main,
     stdin: parsed.mode === "stdin" ? "" : stdin,
   });
-  await fs.flush(ctx.fs);
+  const unwritten = await fs.flush(ctx.fs);
   let stdout = printed.stdout;
   let stderr = printed.stderr;
   for (const chunk of result.output) {
@@ -230,7 +230,12 @@ export async function runNode(args: string[], { ctx, options, live }: NodeRunCon
     else stdout += chunk.text;
   }
   stderr += stoppedMessage(result, budgetMs, memoryLimitBytes);
-  return { stdout, stderr, exitCode: result.exitCode };
+  // The program's writes reach the shell's filesystem after it ends: one refused then (the run's
+  // written-bytes quota) must not pass for a success.
+  stderr += unwritten
+    .map((failure) => `node: what the program wrote could not be kept: ${failure}\n`)
+    .join("");
+  return { stdout, stderr, exitCode: unwritten.length > 0 && result.exitCode === 0 ? 1 : result.exitCode };
 }
 
 type VmRun = Parameters<typeof runInVm>[0];
@@ -307,7 +312,9 @@ async function runTests(
       main: { kind: "test-file", path: file, startNumber: topLevel + 1 },
     });
     // Each file is a process of its own: what it wrote is on disk before the next one starts.
-    await fs.flush(shell.fs);
+    const unwritten = await fs.flush(shell.fs);
+    stderr += unwritten.map((failure) => `node: what ${file} wrote could not be kept: ${failure}\n`).join("");
+    if (unwritten.length > 0) totals.fail++;
     mirror = fs;
     for (const chunk of result.output as OutputChunk[]) {
       stdout += chunk.stream === "tap" ? chunk.text : asComments(chunk.text);

@@ -356,7 +356,11 @@ export class SyncFs {
     });
     parent.children.add(baseOf(real));
     const bytes = content;
-    this.queue.push((fs) => fs.writeFile(real, bytes));
+    this.queue.push((fs) =>
+      fs.writeFile(real, bytes).catch((error: unknown) => {
+        throw new Error(`${real}: ${error instanceof Error ? error.message : String(error)}`);
+      }),
+    );
   }
 
   readdir(path: string): Array<{ name: string; kind: SyncEntry["kind"] }> {
