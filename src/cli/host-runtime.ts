@@ -132,6 +132,7 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
       const report = await writeBackChanges(folder, [], { rootGone });
       total.skipped.push(...report.skipped);
       for (const line of describeProblems(report)) warn(line);
+      warn("write-back: nothing more is written back in this run (the sandbox no longer has the folder)");
       return;
     }
     const changes = sandbox.fs.folderChangesAt(outcome.changes.map((change) => change.path));

@@ -29,6 +29,8 @@ export interface SandboxInfo {
   kind: BackendKind;
   workspaceRoot: string;
   capabilities: SandboxCapabilities;
+  /** The sandbox keeps permission bits (has chmod). */
+  modes: boolean;
 }
 
 /** An AbortSignal cannot cross threads; a board signal's shared-memory address can (see stop-signal.ts). */
@@ -57,6 +59,7 @@ export interface SandboxPort {
   rm(path: string, options?: { recursive?: boolean; force?: boolean }): Promise<Result<void>>;
   rename(from: string, to: string): Promise<Result<void>>;
   symlink(target: string, path: string): Promise<Result<void>>;
+  chmod(path: string, mode: number): Promise<Result<void>>;
   /** `execId` lets the other side cancel: an AbortSignal cannot cross threads. */
   exec(command: string, options: PortExecOptions, execId: number): Promise<Result<ExecResult>>;
   cancel(execId: number): void;
@@ -99,6 +102,7 @@ export function sandboxPort(sandbox: Sandbox): SandboxPort {
       kind: sandbox.kind,
       workspaceRoot: sandbox.workspaceRoot,
       capabilities: sandbox.capabilities,
+      modes: sandbox.chmod !== undefined,
     }),
     readFile: (path) => settle(() => sandbox.readFile(path)),
     writeFile: (path, data) => settle(() => sandbox.writeFile(path, data)),
@@ -110,6 +114,11 @@ export function sandboxPort(sandbox: Sandbox): SandboxPort {
     rm: (path, options) => settle(() => sandbox.rm(path, options)),
     rename: (from, to) => settle(() => sandbox.rename(from, to)),
     symlink: (target, path) => settle(() => sandbox.symlink(target, path)),
+    chmod: (path, mode) =>
+      settle(async () => {
+        if (!sandbox.chmod) throw new SandboxError("EINVAL", path, "this sandbox keeps no modes");
+        await sandbox.chmod(path, mode);
+      }),
     exec: (command, options, execId) =>
       settle(async () => {
         const controller = new AbortController();
@@ -162,6 +171,8 @@ export class RemoteSandbox implements Sandbox {
   readonly kind: BackendKind;
   readonly workspaceRoot: string;
   readonly capabilities: SandboxCapabilities;
+  /** Present when the other side keeps modes (Sandbox.chmod is optional). */
+  readonly chmod?: (path: string, mode: number) => Promise<void>;
   private nextExec = 1;
 
   private constructor(
@@ -171,6 +182,7 @@ export class RemoteSandbox implements Sandbox {
     this.kind = info.kind;
     this.workspaceRoot = info.workspaceRoot;
     this.capabilities = info.capabilities;
+    if (info.modes) this.chmod = async (path, mode) => unwrap(await port.chmod(path, mode));
   }
 
   static async connect(port: Remote<SandboxPort>): Promise<RemoteSandbox> {

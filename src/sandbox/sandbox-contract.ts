@@ -476,6 +476,27 @@ export function describeSandboxContract(name: string, create: () => Promise<Sand
       });
     });
 
+    describe("modes", () => {
+      it("sets a file's permission bits with chmod, through a link to its target, and keeps them through snapshot and restore", async () => {
+        const { sandbox, w } = await setup();
+        expect(sandbox.chmod, "every backend keeps modes").toBeDefined();
+        await sandbox.writeFile(w("run.sh"), "#!/bin/sh\necho ran\n");
+        await sandbox.writeFile(w("secret"), "s");
+        await sandbox.symlink("secret", w("link"));
+        await sandbox.chmod!(w("run.sh"), 0o755);
+        await sandbox.chmod!(w("link"), 0o600);
+        expect((await sandbox.stat(w("run.sh"))).mode & 0o777).toBe(0o755);
+        expect((await sandbox.stat(w("secret"))).mode & 0o777).toBe(0o600);
+        expect(await sandbox.readlink(w("link"))).toBe("secret");
+        const snapshot = await sandbox.snapshot();
+        await sandbox.chmod!(w("run.sh"), 0o644);
+        await sandbox.restore(deserializeWorkspace(serializeWorkspace(snapshot)));
+        expect((await sandbox.stat(w("run.sh"))).mode & 0o777).toBe(0o755);
+        expect((await sandbox.stat(w("secret"))).mode & 0o777).toBe(0o600);
+        expect((await sandbox.exec("./run.sh", { cwd: w("") })).stdout).toBe("ran\n");
+      });
+    });
+
     describe("snapshot and restore", () => {
       it("round-trips files, bytes, empty folders and symlinks, and removes what was added since", async () => {
         const { sandbox, w } = await setup();

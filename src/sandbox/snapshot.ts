@@ -99,6 +99,8 @@ export interface SerializedWorkspace {
   directories?: string[];
   /** Files' modification times (ms since the epoch), where known. */
   mtimes?: Record<string, number>;
+  /** Files' permission bits where they are not 0644 (an executable script keeps its x). */
+  modes?: Record<string, number>;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -107,11 +109,14 @@ export function serializeWorkspace(snapshot: WorkspaceSnapshot): SerializedWorks
   const files: SerializedWorkspace["files"] = {};
   const directories: string[] = [];
   const mtimes: Record<string, number> = {};
+  const modes: Record<string, number> = {};
   for (const entry of snapshot.entries) {
     if (entry.type === "directory") directories.push(entry.path);
     else if (entry.type === "symlink") files[entry.path] = { symlink: entry.target };
     else {
       if (entry.mtimeMs !== undefined) mtimes[entry.path] = entry.mtimeMs;
+      if (entry.mode !== undefined && (entry.mode & 0o7777) !== 0o644)
+        modes[entry.path] = entry.mode & 0o7777;
       try {
         files[entry.path] = strictUtf8.decode(entry.data);
       } catch {
@@ -119,7 +124,12 @@ export function serializeWorkspace(snapshot: WorkspaceSnapshot): SerializedWorks
       }
     }
   }
-  return { files, directories, ...(Object.keys(mtimes).length > 0 ? { mtimes } : {}) };
+  return {
+    files,
+    directories,
+    ...(Object.keys(mtimes).length > 0 ? { mtimes } : {}),
+    ...(Object.keys(modes).length > 0 ? { modes } : {}),
+  };
 }
 
 export function deserializeWorkspace(serialized: SerializedWorkspace): WorkspaceSnapshot {
@@ -136,7 +146,11 @@ export function deserializeWorkspace(serialized: SerializedWorkspace): Workspace
   for (const [path, value] of Object.entries(serialized.files)) {
     if (path.includes("/")) addDirectory(path.slice(0, path.lastIndexOf("/")));
     const mtime = serialized.mtimes?.[path];
-    const when = typeof mtime === "number" ? { mtimeMs: mtime } : {};
+    const mode = serialized.modes?.[path];
+    const when = {
+      ...(typeof mtime === "number" ? { mtimeMs: mtime } : {}),
+      ...(typeof mode === "number" ? { mode: mode & 0o7777 } : {}),
+    };
     if (typeof value === "string") entries.push({ path, type: "file", data: encoder.encode(value), ...when });
     else if ("symlink" in value) entries.push({ path, type: "symlink", target: value.symlink });
     else entries.push({ path, type: "file", data: base64ToBytes(value.base64), ...when });

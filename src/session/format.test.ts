@@ -77,6 +77,18 @@ describe("session format", () => {
     ]);
   });
 
+  it("keeps files' modes, and refuses modes that are not permission bits", () => {
+    const session = minimal();
+    const withModes = { ...session, workspace: { ...session.workspace, modes: { "src/a.js": 0o755 } } };
+    expect(validateSession(JSON.parse(JSON.stringify(withModes))).workspace.modes).toEqual({
+      "src/a.js": 0o755,
+    });
+    for (const modes of [{ "src/a.js": "755" }, { "src/a.js": 0o10000 }, { "src/a.js": 1.5 }, [493]])
+      expect(problemsOf({ ...session, workspace: { ...session.workspace, modes } })).toEqual([
+        '"workspace.modes" must map file paths to permission bits (0 to 4095, e.g. 493 for 0755).',
+      ]);
+  });
+
   it("checks the profile against the ones this build has, when told them", () => {
     expect(problemsOf({ ...minimal(), profile: "martian" }, ["agentbench", "toolrouter"])).toEqual([
       'It uses the "martian" profile, which this Toolroom does not have (it has agentbench, toolrouter).',

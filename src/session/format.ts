@@ -87,6 +87,15 @@ function workspaceProblems(workspace: unknown): string[] {
   ) {
     problems.push('"workspace.directories" must be a list of folder paths.');
   }
+  if (
+    workspace.modes !== undefined &&
+    (!isObject(workspace.modes) ||
+      Object.values(workspace.modes).some(
+        (mode) => typeof mode !== "number" || !Number.isInteger(mode) || mode < 0 || mode > 0o7777,
+      ))
+  ) {
+    problems.push('"workspace.modes" must map file paths to permission bits (0 to 4095, e.g. 493 for 0755).');
+  }
   return problems;
 }
 

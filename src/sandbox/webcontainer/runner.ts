@@ -110,6 +110,8 @@ const ops = {
   stat: (r) => statInfo(fs.statSync(r.path)),
   readlink: (r) => fs.readlinkSync(r.path),
   symlink: (r) => { fs.symlinkSync(r.target, r.path); return null; },
+  chmod: (r) => { fs.chmodSync(r.path, r.mode); return null; },
+  chmodAll: (r) => { for (const [file, mode] of r.modes) fs.chmodSync(path.join(r.root, file), mode); return null; },
   readFile: (r) => fs.readFileSync(r.path).toString("base64"),
   writeFile: (r) => { fs.writeFileSync(r.path, Buffer.from(r.base64, "base64")); return null; },
   readdir: (r) => fs.readdirSync(r.path, { withFileTypes: true }).map((d) => ({

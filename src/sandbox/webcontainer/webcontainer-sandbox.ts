@@ -108,6 +108,11 @@ export class WebContainerSandbox implements Sandbox {
     return this.op<string>("readlink", { path });
   }
 
+  /** The fs API has no chmod: the runner sets the bits (following links, as chmod(2)). */
+  async chmod(path: string, mode: number): Promise<void> {
+    await this.op("chmod", { path, mode: mode & 0o7777 });
+  }
+
   async mkdir(path: string, options: { recursive?: boolean } = {}): Promise<void> {
     const relative = this.inside(path);
     if (relative === null) {
@@ -271,9 +276,17 @@ export class WebContainerSandbox implements Sandbox {
     try {
       await this.container.mount(tree);
     } catch {
-      // Older containers refuse symlink nodes: fall back to one call per entry.
+      // Older containers refuse symlink nodes: fall back to one call per entry (it sets modes too).
       await restoreWorkspace(this, snapshot);
+      return;
     }
+    // mount makes every file 0644: an executable script gets its bits back, in one runner request.
+    const modes = snapshot.entries.flatMap((entry) =>
+      entry.type === "file" && entry.mode !== undefined && (entry.mode & 0o7777) !== 0o644
+        ? [[entry.path, entry.mode & 0o7777] as const]
+        : [],
+    );
+    if (modes.length > 0) await this.op("chmodAll", { root: this.workspaceRoot, modes });
   }
 
   async dispose(): Promise<void> {
