@@ -3,7 +3,6 @@ import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, ToolCall } from "../core/profile.ts";
 
 import type { ApprovalDecision, Approver, CallOutcome, Runtime } from "../core/runtime.ts";
-import { createEmbeddedRuntime } from "../host/create-runtime.ts";
 import { type CompareOptions, compareValues, type Divergence, formatDivergence } from "./compare.ts";
 import type { SessionFile } from "./format.ts";
 
@@ -143,7 +142,9 @@ export function recordedApprover(events: readonly ToolEvent[]): Approver {
   return async (request) => approvals.get(request.requestId)?.decision ?? "deny";
 }
 
+/** Loaded on use: the shell it starts is not part of what a host needs to answer its first call. */
 async function defaultRuntime(session: SessionFile, approver: Approver): Promise<Runtime> {
+  const { createEmbeddedRuntime } = await import("../host/create-runtime.ts");
   return createEmbeddedRuntime({
     files: session.workspace,
     approver,

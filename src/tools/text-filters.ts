@@ -1,14 +1,10 @@
 import { ToolFailure } from "../core/errors.ts";
 import type { ToolContext } from "../core/profile.ts";
 import { truncateHeadBytes, utf8Length } from "../core/truncate.ts";
-import { runAwk } from "../sandbox/embedded/commands/awk/awk.ts";
 import { type AwkProgram, AwkSyntaxError, parseAwk } from "../sandbox/embedded/commands/awk/awk-parse.ts";
 import { type StopCheck, Stopped } from "../sandbox/embedded/commands/command-io.ts";
-import { grepLines } from "../sandbox/embedded/commands/grep/grep.ts";
-import { describeJqEnd, runJq } from "../sandbox/embedded/commands/jq/jq.ts";
 import { JQ_MEMORY_LIMIT_BYTES } from "../sandbox/embedded/commands/jq/runner.ts";
 import { RegexSyntaxError } from "../sandbox/embedded/commands/regex/posix-regex.ts";
-import { runSedScript } from "../sandbox/embedded/commands/sed/sed.ts";
 import {
   parseSedScript,
   type SedScript,
@@ -22,6 +18,7 @@ import { formatBytes } from "./write-text.ts";
  * resolver and size-checked by the caller) are handed over as values, so no file name or quote in
  * either can change what runs, on either sandbox backend. sed and awk programs are checked first
  * and refused if they could write files, read files behind the resolver's back or run commands.
+ * The engines load on first use: they live beside the shell's commands, which no first call needs.
  */
 
 export type TextFilter = "jq" | "grep" | "sed" | "awk";
@@ -121,6 +118,7 @@ async function inProcess(
  * null input (jq -n) without one. Output past the limit stops jq at once rather than after it.
  */
 async function jqFilter(context: ToolContext, run: TextFilterRun): Promise<TextFilterResult> {
+  const { describeJqEnd, runJq } = await import("../sandbox/embedded/commands/jq/jq.ts");
   const timeoutMs = run.timeoutMs ?? context.deadlineMs;
   const limit = run.maxOutputBytes ?? 16 * 1024 * 1024;
   // A leading space keeps a filter such as "-1" from reading as an option.
@@ -175,6 +173,7 @@ async function jqFilter(context: ToolContext, run: TextFilterRun): Promise<TextF
 
 /** grep as plain grep -n reads the pattern: a BRE, case-sensitive. */
 async function grepFilter(run: TextFilterRun, stop: StopCheck): Promise<TextFilterResult> {
+  const { grepLines } = await import("../sandbox/embedded/commands/grep/grep.ts");
   const lines = await grepLines(run.input ?? "", run.program, {}, stop);
   return {
     output: lines.map((entry) => `${entry.line}:${entry.text}\n`).join(""),
@@ -184,6 +183,7 @@ async function grepFilter(run: TextFilterRun, stop: StopCheck): Promise<TextFilt
 
 /** sed -n over the input, in this thread; a runaway loop is stopped by counting its jumps. */
 async function sedFilter(run: TextFilterRun, script: SedScript, stop: StopCheck): Promise<TextFilterResult> {
+  const { runSedScript } = await import("../sandbox/embedded/commands/sed/sed.ts");
   const result = await runSedScript({
     script,
     inputs: [{ name: "-", text: run.input ?? "" }],
@@ -211,7 +211,12 @@ async function sedFilter(run: TextFilterRun, script: SedScript, stop: StopCheck)
 }
 
 /** awk over the input, in this thread; `exit N` is the result's exit code. */
-function awkFilter(run: TextFilterRun, program: AwkProgram, stop: StopCheck): TextFilterResult {
+async function awkFilter(
+  run: TextFilterRun,
+  program: AwkProgram,
+  stop: StopCheck,
+): Promise<TextFilterResult> {
+  const { runAwk } = await import("../sandbox/embedded/commands/awk/awk.ts");
   const result = runAwk({
     program,
     operands: [],

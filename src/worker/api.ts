@@ -5,17 +5,15 @@ import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
 import { loadValidator } from "../core/schema.ts";
-import { createToolContext } from "../core/tool-context.ts";
-import { createEmbeddedSandbox } from "../host/create-runtime.ts";
 import type { Lesson } from "../lessons/lesson.ts";
 import { PROFILES } from "../profiles/index.ts";
+import { DeferredSandbox } from "../sandbox/deferred-sandbox.ts";
 import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
 import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
 import { StopBoard } from "../sandbox/stop-signal.ts";
 import type { PtyRead, Sandbox, SnapshotEntry } from "../sandbox/types.ts";
 import { parseSession, type SessionFile } from "../session/format.ts";
 import type { ShareResult } from "../session/share.ts";
-import { initRepository } from "../tools/git/commit.ts";
 import { AgentHost, type AgentPaneUpdate, type AgentState } from "./agent-host.ts";
 import { EDITOR_PROFILE, editorProfile } from "./editor-profile.ts";
 import {
@@ -26,6 +24,7 @@ import {
   lessonAgentOrigin,
   lessonOrigin,
 } from "./lessons.ts";
+import { asRepository } from "./new-repository.ts";
 import { type PythonPackagesApi, pythonPackagesApi } from "./python-host.ts";
 import { RecordingHost, type RecordingInfo } from "./recording-host.ts";
 import { ReplayHost, type ReplayStatus } from "./replay-host.ts";
@@ -247,6 +246,8 @@ export interface WorkerApi {
 }
 
 const ALL_PROFILES: Profile[] = [...PROFILES, editorProfile];
+/** Where the embedded sandbox keeps the workspace. */
+const WORKSPACE_ROOT = "/workspace";
 
 /** Builds the API object the worker exposes (tests call it directly, without a worker). */
 export function createWorkerApi(
@@ -260,6 +261,8 @@ export function createWorkerApi(
     eager?: boolean;
     /** The store, already being opened by the worker's first module. */
     store?: Promise<WorkspaceStore>;
+    /** Makes an embedded sandbox (loading the shell, 1.3 MB of script); the worker's also registers python and jq. */
+    embedded?: () => Promise<Sandbox>;
   } = {},
 ): WorkerApi {
   let store: WorkspaceStore | undefined;
@@ -315,6 +318,8 @@ export function createWorkerApi(
     return opening;
   };
   if (options.eager) {
+    // Once the calls that were waiting for this API have been taken in (and counted).
+    setTimeout(() => startShellWhenIdle(), 0);
     void openStore().catch(() => undefined);
     // Loaded while the store opens: the first call validates its params with it.
     void loadValidator().catch(() => undefined);
@@ -345,12 +350,42 @@ export function createWorkerApi(
     updatedAt: meta.updatedAt,
     current: meta.id === session?.meta.id,
   });
+  const embedded =
+    options.embedded ?? (async () => (await import("../host/create-runtime.ts")).createEmbeddedSandbox());
+  /** A shell loaded ahead, before any workspace was open to ask for one. */
+  let spare: Promise<Sandbox> | undefined;
+  const takeShell = (): Promise<Sandbox> => {
+    const shell = spare ?? embedded();
+    spare = undefined;
+    return shell;
+  };
   const newSandbox = async (): Promise<Sandbox> => {
     if (remotePort) {
       remote ??= await RemoteSandbox.connect(remotePort);
       return remote;
     }
-    return createEmbeddedSandbox();
+    // The workspace's files answer reads while the shell loads (see DeferredSandbox).
+    return new DeferredSandbox({ kind: "embedded", workspaceRoot: WORKSPACE_ROOT, backend: takeShell });
+  };
+
+  /**
+   * Runtime calls under way (or waiting for the first workspace), and the shell load they hold back:
+   * compiling the shell's 1.3 MB would delay their answers, and reads do not need it. In the browser
+   * the shell starts loading as soon as no call is waiting, even before a workspace is open.
+   */
+  let callsInFlight = 0;
+  let startShell: (() => void) | undefined = options.eager
+    ? () => {
+        if (session || spare) return;
+        spare = embedded();
+        spare.catch(() => undefined);
+      }
+    : undefined;
+  const startShellWhenIdle = () => {
+    if (callsInFlight > 0 || !startShell) return;
+    const start = startShell;
+    startShell = undefined;
+    start();
   };
 
   const open = async (meta: WorkspaceMeta, interrupted?: InterruptedCall): Promise<BootResult> => {
@@ -408,9 +443,18 @@ export function createWorkerApi(
     await agent.attach(session, sandbox.kind, lessonTools());
     performance.mark("toolroom:workspace-open");
     firstOpen();
+    // Calls are answered from here on. The shell loads once the calls waiting for this workspace have
+    // been answered (compiling it would hold them up), or when one needs it; what it can run is known then.
+    const arrived =
+      sandbox instanceof DeferredSandbox
+        ? await new Promise<Sandbox>((resolve, reject) => {
+            startShell = () => sandbox.start().then(resolve, reject);
+            startShellWhenIdle();
+          })
+        : sandbox;
     return {
       backend: sandbox.kind,
-      capabilities: sandbox.capabilities,
+      capabilities: arrived.capabilities,
       workspaceRoot: sandbox.workspaceRoot,
       workspace: info(meta),
       restored: session.restored,
@@ -431,7 +475,7 @@ export function createWorkerApi(
       updatedAt: now,
     };
     const entries = deserializeWorkspace(seed.files).entries;
-    await requireStore().createWorkspace(meta, asIs ? entries : await asRepository(entries));
+    await requireStore().createWorkspace(meta, asIs ? entries : await asRepository(entries, embedded));
     return meta;
   };
 
@@ -517,7 +561,15 @@ export function createWorkerApi(
       }));
     },
 
-    call: async (profile, request) => (await ready()).call(profile, request),
+    async call(profile, request) {
+      callsInFlight++;
+      try {
+        return await (await ready()).call(profile, request);
+      } finally {
+        callsInFlight--;
+        startShellWhenIdle();
+      }
+    },
     cancel: async (requestId) => session?.cancel(requestId) ?? false,
 
     async subscribe(listener) {
@@ -764,28 +816,9 @@ export function createWorkerApi(
   return api;
 }
 
-/** Above this many files a new workspace is not made a repository: isomorphic-git adds ~1,000 files a second. */
-const GIT_INIT_MAX_FILES = 2000;
-
-/**
- * Every new workspace starts as a git repository (branch main, one commit of everything), so the
- * git tools and `git status` in the terminal work from the start; one that brings its own .git,
- * or is too large to commit quickly, is left as it is.
- */
 /** The built-in demos (60 KB of recorded sessions), loaded when the demo list is first asked for. */
 async function demoSessions() {
   return (await import("../session/demos/index.ts")).DEMO_SESSIONS;
-}
-
-async function asRepository(entries: SnapshotEntry[]): Promise<SnapshotEntry[]> {
-  const files = entries.filter((entry) => entry.type === "file").length;
-  if (entries.some((entry) => entry.path === ".git") || files > GIT_INIT_MAX_FILES) return entries;
-  const scratch = await createEmbeddedSandbox();
-  await scratch.restore({ entries });
-  await initRepository(createToolContext(scratch));
-  const snapshot = await scratch.snapshot();
-  await scratch.dispose();
-  return snapshot.entries;
 }
 
 function randomId(): string {

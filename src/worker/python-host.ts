@@ -1,5 +1,5 @@
 import type { FetchLike } from "../core/profile.ts";
-import { type PackageFile, pythonRunner } from "../sandbox/embedded/python/index.ts";
+import type { PackageFile } from "../sandbox/embedded/python/protocol.ts";
 import {
   canonicalName,
   type InstalledFiles,
@@ -7,6 +7,7 @@ import {
   type InstallProgress,
   installFromIndex,
 } from "../sandbox/embedded/python/pypi.ts";
+import { pythonRunner } from "../sandbox/embedded/python/registry.ts";
 import type { WorkspaceStore } from "./store.ts";
 
 /** The setting that keeps the embedded Python's installed packages, for every workspace. */

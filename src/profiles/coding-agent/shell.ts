@@ -4,7 +4,7 @@ import type { ToolContext } from "../../core/profile.ts";
 import { truncateHeadTailBytes } from "../../core/truncate.ts";
 import { normalizeWorkspacePath } from "../../core/workspace-path.ts";
 import { runShell, type ShellOutcome } from "../../tools/shell.ts";
-import { checkCommand, DENIED_PATTERNS } from "../../tools/shell-policy.ts";
+import { DENIED_PATTERNS } from "../../tools/shell-policy/rules.ts";
 import { type AnyTool, keepLog, type ResultArtifact, readLogHint, report } from "./result.ts";
 
 /** Each of stdout and stderr keeps its head and tail up to this size; the whole stream goes to an artifact. */
@@ -101,7 +101,9 @@ const safeShell: AnyTool = {
   kind: "command",
   deadlineMs: (params: ShellParams) => params.timeout_sec * 1000,
   pathParams: ["cwd"],
-  guard(params: ShellParams, { sandbox }) {
+  async guard(params: ShellParams, { sandbox }) {
+    // The policy parses with the shell's parser, loaded with the shell, not before the first call.
+    const { checkCommand } = await import("../../tools/shell-policy.ts");
     const root = sandbox.workspaceRoot;
     const cwd = params.cwd
       ? `${root}/${normalizeWorkspacePath(params.cwd, root, "cwd")}`.replace(/\/$/u, "")

@@ -8,7 +8,8 @@ import {
 import { deadlineSignal } from "../../stop-signal.ts";
 import { isReserved } from "./engine.ts";
 import type { TreeChange, TreeEntry } from "./protocol.ts";
-import { type PythonRunner, type RunOutcome, STOP_GRACE_MS } from "./runner.ts";
+import { pythonRunner } from "./registry.ts";
+import { type RunOutcome, STOP_GRACE_MS } from "./runner.ts";
 import { EMBEDDED_PYTHON_VERSION } from "./version.ts";
 
 export interface PythonCommandOptions {
@@ -32,22 +33,6 @@ const SKIPPED = ["/proc", "/dev", "/sys"];
  * looks at them.
  */
 const NOT_COPIED = new Set(["node_modules"]);
-
-/** Where a host's Python runs; null until the host registers one (see setPythonRunner). */
-let runner: (() => PythonRunner) | null = null;
-
-/**
- * Registers how this host runs Python: Node hosts register a worker_thread runner
- * (registerNodeAssets), the browser's runtime worker a Web Worker runner. Until then `python3`
- * says it is not available here.
- */
-export function setPythonRunner(get: (() => PythonRunner) | null): void {
-  runner = get;
-}
-
-export function pythonRunner(): PythonRunner | null {
-  return runner?.() ?? null;
-}
 
 /**
  * The embedded `python3` and `python` (CPython 3.13, WebAssembly, on the shell's files) and
