@@ -15,12 +15,20 @@ import {
 import { createRequire } from "node:module";
 import { dirname, join, relative, sep } from "node:path";
 import { pathToFileURL } from "node:url";
-import { bundleIfFresh, MANIFEST, OUT_DIR, sourcesHash } from "../bin/cli-bundle.mjs";
+import { freshness, MANIFEST, OUT_DIR, sourceStamps, sourcesHash } from "../bin/cli-bundle.mjs";
 
 const ROOT = join(import.meta.dirname, "..");
 const ENTRY = "src/cli/main.ts";
 // `new URL("./x", import.meta.url)`: how the sources name a worker's entry or a file beside them.
 const FILE_URL = /new URL\(\s*(["'])(\.{1,2}\/[^"']+)\1\s*,\s*import\.meta\.url\s*\)/gu;
+
+/**
+ * Plain-JavaScript packages the first calls need, bundled in (with what they import): from
+ * node_modules, Node resolves, opens and compiles each of their files at start-up (ajv's ~40 CommonJS
+ * files alone took ~50 ms of the first answer). Packages that find files beside themselves (WebAssembly,
+ * workers, CPython) and the large ones loaded on first use (TypeScript, isomorphic-git) stay outside.
+ */
+const INLINED = new Set(["ajv", "picomatch", "ignore", "diff", "fflate", "smol-toml", "@noble/hashes"]);
 
 /** A source path as one flat output name: src/host/x-worker.ts → host-x-worker.mjs. */
 function outputName(file) {
@@ -65,7 +73,9 @@ function packagesAsNodeFindsThem() {
         const parts = args.path.split("/");
         const name = parts.slice(0, args.path.startsWith("@") ? 2 : 1).join("/");
         const subpath = args.path.slice(name.length + 1);
-        if (args.path.startsWith("node:") || !subpath) return { path: args.path, external: true };
+        if (args.path.startsWith("node:")) return { path: args.path, external: true };
+        if (INLINED.has(name) || args.importer.includes(`${sep}node_modules${sep}`)) return undefined;
+        if (!subpath) return { path: args.path, external: true };
         const require = createRequire(args.importer);
         const packageDir = require.resolve
           .paths(name)
@@ -99,16 +109,32 @@ function pruneChunks(current) {
   }
 }
 
-/** Builds dist-cli unless it is already built from the current sources; returns whether it built. */
-export async function buildCli({ force = false } = {}) {
-  if (!force && bundleIfFresh(ROOT)) return false;
+/** Each file whole (a CLI starting meanwhile never reads half a bundle). */
+function put(path, contents) {
+  mkdirSync(dirname(path), { recursive: true });
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, path);
+}
+
+/** The bundle still matches the sources though some were touched: records their new stamps. */
+function restamp() {
+  const manifest = JSON.parse(readFileSync(join(ROOT, MANIFEST), "utf8"));
+  const before = sourceStamps(ROOT, manifest.files);
+  if (sourcesHash(ROOT, manifest.files) !== manifest.hash) return;
+  const after = sourceStamps(ROOT, manifest.files);
+  if (after.some((stamp, i) => stamp !== before[i])) return;
+  put(join(ROOT, MANIFEST), `${JSON.stringify({ ...manifest, stamps: after }, null, 2)}\n`);
+}
+
+/** One esbuild run over the CLI and every worker it names; the outputs are not written yet. */
+async function bundle() {
   const { build } = await import("esbuild");
   const found = new Set();
   const entries = new Set([join(ROOT, ENTRY)]);
-  let result;
   // Workers can start workers: build until no new entry turns up.
   for (;;) {
-    result = await build({
+    const result = await build({
       entryPoints: [...entries].map((file) => ({ in: file, out: outputName(file).replace(/\.mjs$/u, "") })),
       absWorkingDir: ROOT,
       outdir: join(ROOT, OUT_DIR),
@@ -126,31 +152,45 @@ export async function buildCli({ force = false } = {}) {
       plugins: [fileUrls(found), packagesAsNodeFindsThem()],
     });
     const more = [...found].filter((file) => file.endsWith(".ts") && !entries.has(file));
-    if (more.length === 0) break;
+    if (more.length === 0) return { result, found };
     for (const file of more) entries.add(file);
   }
-  const sources = new Set(
-    Object.keys(result.metafile.inputs)
-      .filter((input) => !input.split("/").includes("node_modules"))
-      .map((input) => relative(ROOT, join(ROOT, input)).split(sep).join("/")),
-  );
-  sources.add("scripts/build-cli.mjs");
-  sources.add("bin/cli-bundle.mjs");
-  const files = [...sources].sort();
-  mkdirSync(join(ROOT, OUT_DIR), { recursive: true });
-  // Each file whole (a CLI starting meanwhile never reads half a bundle), the manifest last.
-  const put = (path, contents) => {
-    mkdirSync(dirname(path), { recursive: true });
-    const temporary = `${path}.${process.pid}.tmp`;
-    writeFileSync(temporary, contents);
-    renameSync(temporary, path);
-  };
-  for (const output of result.outputFiles) put(output.path, output.contents);
-  for (const file of found)
-    if (!file.endsWith(".ts")) put(join(ROOT, OUT_DIR, outputName(file)), readFileSync(file));
-  pruneChunks(new Set(result.outputFiles.map((output) => output.path)));
-  put(join(ROOT, MANIFEST), `${JSON.stringify({ files, hash: sourcesHash(ROOT, files) }, null, 2)}\n`);
-  return true;
+}
+
+/** Builds dist-cli unless it is already built from the current sources; returns whether it built. */
+export async function buildCli({ force = false } = {}) {
+  if (!force) {
+    const fresh = freshness(ROOT);
+    if (fresh === "hash") restamp();
+    if (fresh) return false;
+  }
+  for (let attempt = 1; ; attempt++) {
+    const started = Date.now();
+    const { result, found } = await bundle();
+    // Every file bundled in, the inlined packages' too (an npm update changes the bundle).
+    const sources = new Set(
+      Object.keys(result.metafile.inputs).map((input) =>
+        relative(ROOT, join(ROOT, input)).split(sep).join("/"),
+      ),
+    );
+    sources.add("scripts/build-cli.mjs");
+    sources.add("bin/cli-bundle.mjs");
+    const files = [...sources].sort();
+    const stamps = sourceStamps(ROOT, files);
+    // A source saved while esbuild read it: the stamps and hash taken now would not be of what was bundled.
+    if (stamps.some((stamp) => Number(BigInt(stamp.split(":")[2]) / 1_000_000n) >= started)) {
+      if (attempt < 3) continue;
+      throw new Error("the sources kept changing during the build");
+    }
+    const hash = sourcesHash(ROOT, files);
+    for (const output of result.outputFiles) put(output.path, output.contents);
+    for (const file of found)
+      if (!file.endsWith(".ts")) put(join(ROOT, OUT_DIR, outputName(file)), readFileSync(file));
+    pruneChunks(new Set(result.outputFiles.map((output) => output.path)));
+    // The manifest last: until it is there, bin/toolroom runs from source.
+    put(join(ROOT, MANIFEST), `${JSON.stringify({ files, hash, stamps }, null, 2)}\n`);
+    return true;
+  }
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {

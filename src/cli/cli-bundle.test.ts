@@ -1,10 +1,19 @@
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { bundleIfFresh, MANIFEST, sourcesHash } from "../../bin/cli-bundle.mjs";
+import { bundleIfFresh, freshness, MANIFEST, sourceStamps, sourcesHash } from "../../bin/cli-bundle.mjs";
 import { buildCli } from "../../scripts/build-cli.mjs";
 
 const ROOT = join(import.meta.dirname, "..", "..");
@@ -101,6 +110,8 @@ describe("the CLI bundle (dist-cli)", () => {
 });
 
 describe("bundleIfFresh: bin/toolroom never runs a bundle older than the sources", () => {
+  const BUILT_AT = new Date("2026-01-02T03:04:05Z");
+
   function builtTree(): string {
     const root = mkdtempSync(join(tmpdir(), "toolroom-cli-fresh-"));
     mkdirSync(join(root, "src"));
@@ -108,18 +119,31 @@ describe("bundleIfFresh: bin/toolroom never runs a bundle older than the sources
     writeFileSync(join(root, "src", "a.ts"), "export const a = 1;\n");
     writeFileSync(join(root, "src", "b.ts"), "export const b = 2;\n");
     const files = ["src/a.ts", "src/b.ts"];
-    writeFileSync(join(root, MANIFEST), JSON.stringify({ files, hash: sourcesHash(root, files) }));
+    for (const file of files) utimesSync(join(root, file), BUILT_AT, BUILT_AT);
+    const manifest = { files, hash: sourcesHash(root, files), stamps: sourceStamps(root, files) };
+    writeFileSync(join(root, MANIFEST), JSON.stringify(manifest));
     return root;
   }
 
-  it("takes the bundle built from exactly these sources", () => {
+  it("takes the bundle built from exactly these sources, by their sizes and times alone", () => {
     const root = builtTree();
+    expect(freshness(root)).toBe("stamps");
     expect(bundleIfFresh(root)).toBe(pathToFileURL(join(root, "dist-cli", "cli-main.mjs")).href);
+  });
+
+  it("reads the sources through when a time changed but not the contents (a touch)", () => {
+    const root = builtTree();
+    utimesSync(join(root, "src", "a.ts"), new Date(), new Date(Date.now() + 5000));
+    expect(freshness(root)).toBe("hash");
   });
 
   it("runs from source once a source changes, even by one byte and with the same size", () => {
     const root = builtTree();
     writeFileSync(join(root, "src", "b.ts"), "export const b = 3;\n");
+    expect(bundleIfFresh(root)).toBeNull();
+    // Even with its old time put back (as cp -p or tar would): its change time says it changed.
+    utimesSync(join(root, "src", "b.ts"), BUILT_AT, BUILT_AT);
+    expect(statSync(join(root, "src", "b.ts")).mtimeMs).toBe(BUILT_AT.getTime());
     expect(bundleIfFresh(root)).toBeNull();
   });
 
