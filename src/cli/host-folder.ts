@@ -487,6 +487,8 @@ export interface ApplyOptions {
   done?: (path: string, entry: FolderEntry | null) => void;
   /** Folders already cleared of stale temporary files in this run. */
   cleaned?: Set<string>;
+  /** Told each path whose write failed on disk (it can be tried again later). */
+  failed?: (path: string) => void;
 }
 
 /** A path as it now is on disk, for the next write-back's check that the disk kept it. */
@@ -510,6 +512,7 @@ export async function applyWriteBack(
   options: ApplyOptions = {},
 ): Promise<void> {
   const done = options.done ?? (() => undefined);
+  const failed = options.failed ?? (() => undefined);
   await removeStaleTemps(folder, steps, options.cleaned ?? new Set());
   const failedFolders = new Set<string>();
   const take = async (step: Step): Promise<void> => {
@@ -517,6 +520,7 @@ export async function applyWriteBack(
     const inFailed = [...failedFolders].find((prefix) => step.path.startsWith(`${prefix}/`));
     if (inFailed) {
       report.failed.push(`${step.path}: its folder ${inFailed} could not be made`);
+      failed(step.path);
       return;
     }
     try {
@@ -585,6 +589,7 @@ export async function applyWriteBack(
           ? "the folder on disk holds files the sandbox never saw; kept"
           : `${code ?? "error"}: ${(error as Error).message.replace(/^[A-Z]+: /u, "")}`;
       report.failed.push(`${step.path}: ${why}`);
+      failed(step.path);
       if (step.kind === "folder") failedFolders.add(step.path);
     }
   };

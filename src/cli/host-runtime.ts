@@ -112,6 +112,8 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
 
   const end = new RunEnd(warn);
   const total: WriteBackReport = { written: [], deleted: [], skipped: [], failed: [], notes: [] };
+  /** Each path whose last write failed, with why; a later write that succeeds takes it off. */
+  const failing = new Map<string, string>();
   const cleaned = new Set<string>();
   let rootGone = false;
 
@@ -125,8 +127,10 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
   };
 
   /** The call's changed paths, as they now differ from the disk, written back; said as it goes. */
-  const writeBackCall = async (outcome: CallOutcome): Promise<void> => {
-    if (outcome.changes.length === 0 || rootGone) return;
+  /** Paths whose write failed on disk (a full disk): tried again with the next call, and at the end. */
+  let retry = new Set<string>();
+  const writeBackCall = async (outcome: Pick<CallOutcome, "changes">): Promise<void> => {
+    if ((outcome.changes.length === 0 && retry.size === 0) || rootGone) return;
     if (!(await sandbox.fs.statIfExists(sandbox.workspaceRoot, false))) {
       rootGone = true;
       const report = await writeBackChanges(folder, [], { rootGone });
@@ -135,16 +139,24 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
       warn("write-back: nothing more is written back in this run (the sandbox no longer has the folder)");
       return;
     }
-    const changes = sandbox.fs.folderChangesAt(outcome.changes.map((change) => change.path));
+    const changes = sandbox.fs.folderChangesAt([...outcome.changes.map((change) => change.path), ...retry]);
+    const failed = new Set<string>();
     const { steps, report } = await planWriteBack(folder, changes, {
       loaded: (path) => sandbox.fs.loadedEntry(path),
     });
     await applyWriteBack(folder, steps, report, {
       cleaned,
       done: (path, entry) => sandbox.fs.rebaseFolder(path, entry),
+      failed: (path) => failed.add(path),
     });
-    for (const key of ["written", "deleted", "skipped", "failed", "notes"] as const)
-      total[key].push(...report[key]);
+    retry = failed;
+    for (const key of ["written", "deleted", "skipped", "notes"] as const) total[key].push(...report[key]);
+    for (const path of [...report.written, ...report.deleted]) failing.delete(path);
+    for (const path of failing.keys())
+      if (!failed.has(path) && report.skipped.some((line) => line.startsWith(`${path}: `)))
+        failing.delete(path);
+    for (const path of failed)
+      failing.set(path, report.failed.find((line) => line.startsWith(`${path}: `)) ?? `${path}: failed`);
     for (const line of describeProblems(report)) warn(line);
   };
 
@@ -182,12 +194,20 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
           `${end.reason}: stopped after ${answered} answered call${answered === 1 ? "" : "s"}${options.writeBack ? "; each was written back before it was answered" : "; nothing is written back (no --write-back)"}`,
         );
       end.writing();
-      // Every answered call is on disk already: what is left is to say what was written.
+      // Every answered call is on disk already, but for writes that failed: they get a last try.
       await previous;
+      if (options.writeBack && retry.size > 0) await writeBackCall({ changes: [] });
       // Each path once, however many calls wrote it.
       const once = (paths: string[]) => [...new Set(paths)];
       if (options.writeBack)
-        warn(describeWriteBack({ ...total, written: once(total.written), deleted: once(total.deleted) })[0]!);
+        warn(
+          describeWriteBack({
+            ...total,
+            written: once(total.written),
+            deleted: once(total.deleted),
+            failed: [...failing.values()],
+          })[0]!,
+        );
       await artifactsFolder?.close();
       await events?.close();
       await runtime.dispose();

@@ -448,3 +448,44 @@ describe("write-back to a disk that does not tell A.txt from a.txt", () => {
     expect(readdirSync(dir).sort()).toEqual(["A.txt", "README.md", "a.txt", "readme.md"]);
   });
 });
+
+/** Whether this machine lets a test make a folder immutable (root on ext4): a write there fails. */
+const canFreeze = (() => {
+  const dir = folder();
+  try {
+    execFileSync("chattr", ["+i", dir], { stdio: "ignore" });
+    execFileSync("chattr", ["-i", dir], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!canFreeze)("a write that fails on disk", () => {
+  it("is said when its call is written back, tried again with the next call, and at the end", async () => {
+    const dir = folder({ "sub/keep.txt": "k\n" });
+    const sub = join(dir, "sub");
+    execFileSync("chattr", ["+i", sub]);
+    try {
+      const run = session(dir);
+      await run.call("echo a > sub/a.txt && echo ok > ok.txt");
+      expect(readFileSync(join(dir, "ok.txt"), "utf8")).toBe("ok\n");
+      expect(existsSync(join(sub, "a.txt"))).toBe(false);
+      expect(run.stderr()).toMatch(/could not write sub\/a\.txt: EPERM/u);
+      execFileSync("chattr", ["-i", sub]);
+      await run.call("echo b > b.txt");
+      expect(readFileSync(join(sub, "a.txt"), "utf8")).toBe("a\n");
+      execFileSync("chattr", ["+i", sub]);
+      await run.call("echo c > sub/c.txt");
+      expect(existsSync(join(sub, "c.txt"))).toBe(false);
+      execFileSync("chattr", ["-i", sub]);
+      expect(await run.end()).toBe(0);
+      expect(readFileSync(join(sub, "c.txt"), "utf8")).toBe("c\n");
+      expect(run.stderr()).toMatch(
+        /write-back: 4 written \(ok\.txt, b\.txt, sub\/a\.txt, sub\/c\.txt\), 0 deleted, 0 skipped, 0 failed/u,
+      );
+    } finally {
+      execFileSync("chattr", ["-i", sub], { stdio: "ignore" });
+    }
+  }, 60_000);
+});
