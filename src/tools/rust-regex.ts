@@ -13,6 +13,8 @@ export interface RRegexLike {
   isMatch(text: string): boolean;
   /** The leftmost-first match starting at or after the UTF-8 byte offset `start` (offsets in bytes). */
   findAt(text: string, start: number): { start: number; end: number } | undefined;
+  /** Every leftmost-first match, left to right (offsets in bytes). */
+  findAll(text: string): { start: number; end: number }[];
   syntax(): Hir;
 }
 export interface RRegexModule {
@@ -97,7 +99,7 @@ export function literalBytes(hir: Hir): number[] {
 }
 
 /** The longest literal every match contains, when the pattern has one (ripgrep's "required literal"). */
-function requiredLiteral(hir: Hir): string | null {
+export function requiredLiteral(hir: Hir): string | null {
   const { "@variant": variant, "@values": values } = hir.kind;
   if (variant === "Literal") return utf8.decode(new Uint8Array(literalBytes(hir)));
   if (variant === "Capture") return requiredLiteral((values[0] as { sub: Hir }).sub);
@@ -185,7 +187,7 @@ export async function compileLineMatcher(pattern: string, options: PatternOption
  * search is case-sensitive; for (?i) only ASCII literals, as JavaScript's /iu folds case as Rust's
  * (?i) does for them (k and s included: K, ſ).
  */
-function literalPrefilter(
+export function literalPrefilter(
   literal: string | null,
   caseSensitive: boolean,
 ): { test(text: string): boolean } | null {

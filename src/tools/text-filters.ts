@@ -4,6 +4,7 @@ import { truncateHeadBytes, utf8Length } from "../core/truncate.ts";
 import { type AwkProgram, AwkSyntaxError, parseAwk } from "../sandbox/embedded/commands/awk/awk-parse.ts";
 import { type StopCheck, Stopped } from "../sandbox/embedded/commands/command-io.ts";
 import { JQ_MEMORY_LIMIT_BYTES } from "../sandbox/embedded/commands/jq/runner.ts";
+import { loadLinearEngine } from "../sandbox/embedded/commands/regex/linear.ts";
 import { RegexSyntaxError } from "../sandbox/embedded/commands/regex/posix-regex.ts";
 import {
   parseSedScript,
@@ -50,6 +51,8 @@ export const FILTER_LOOP_LIMIT = 100_000;
  * is abnormal_exit with its stderr (invalid_pattern for a bad grep regex).
  */
 export async function runTextFilter(context: ToolContext, run: TextFilterRun): Promise<TextFilterResult> {
+  // grep, sed and awk match on Rust's linear regex engine, loaded once before their regexes compile.
+  if (run.filter !== "jq") await loadLinearEngine();
   if (run.filter === "grep") return inProcess(context, run, (stop) => grepFilter(run, stop));
   if (run.filter === "jq") return jqFilter(context, run);
   if (run.filter === "sed") {

@@ -1,5 +1,5 @@
 import { Poll, type StopCheck, Stopped, type StopReason } from "../command-io.ts";
-import { execPosix } from "../regex/longest.ts";
+import { execPosix, linearRegex, testPosix } from "../regex/linear.ts";
 import { compilePosixRegex, type PosixRegex, RegexSyntaxError } from "../regex/posix-regex.ts";
 import { formatPrintf, integerText, looksNumeric, stringToNumber } from "./awk-format.ts";
 import type { AwkFunction, AwkProgram, Expr, Rule, Stmt } from "./awk-parse.ts";
@@ -591,6 +591,8 @@ class Interpreter {
     let regex = this.regexes.get(source);
     if (!regex) {
       regex = compilePosixRegex(source, { dialect: "extended", awk: true });
+      // Compiled for Rust's engine now, so a pattern too big for it fails where it is written.
+      linearRegex(regex);
       this.regexes.set(source, regex);
     }
     return regex;
@@ -603,8 +605,7 @@ class Interpreter {
   }
 
   private matches(text: string, regex: PosixRegex): boolean {
-    regex.regex.lastIndex = 0;
-    return regex.regex.test(text);
+    return testPosix(regex, text);
   }
 
   // ---- statements ----

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../../../../host/create-runtime.ts";
 import {
   type DifferentialCase,
@@ -6,6 +6,7 @@ import {
   realProgram,
   runDifferential,
 } from "../../../../test-support/peer-suites.ts";
+import { loadLinearEngine } from "../regex/linear.ts";
 import { runAwk, runAwkCommand } from "./awk.ts";
 import { parseAwk } from "./awk-parse.ts";
 
@@ -246,6 +247,9 @@ describe.skipIf(!REAL)("awk: differential cases from the gawk manual, ours vs th
 });
 
 describe("awk: what the shell and the tool rely on", () => {
+  // The regex engine the shell and the tool load before a program compiles.
+  beforeAll(loadLinearEngine);
+
   const run = (
     source: string,
     input: string,
@@ -371,6 +375,37 @@ const AWK_ONE_LINERS = [
   "BEGIN { print 0.1 * 3, 1 / 7, 1e-5, 123456789.123 }",
   'BEGIN { OFMT = "%.2f"; x = 3.14159; print x; print x "" }',
 ];
+
+/** Patterns a backtracking engine never finishes, and constructs translated onto Rust's syntax (regex/linear.ts). */
+const long = (text: string, times: number, tail: string) => `${text.repeat(times)}${tail}\n`;
+const UNICODE_TEXT = "Ⓐbc ²½ x_y\ncafe\u0301 ok\nnaïve_1 ٣٤ fin\nabd ab abbd\n";
+const LINEAR: DifferentialCase[] = [
+  { args: ["$0 ~ /(a+)+$/ { n++ } END { print n + 0 }"], stdin: long("a", 3000, "b") },
+  { args: ['{ print gsub(/(a|aa)*c/, "X") }'], stdin: long("a", 3000, "") },
+  { args: ["{ print match($0, /(x+x+)+y/), RSTART, RLENGTH }"], stdin: long("x", 3000, "") },
+  { args: ["{ n = split($0, parts, /(a|aa)+,/); print n, parts[n] }"], stdin: long("aaaa,", 500, "end") },
+  { args: ["-F", "(a|aa)+,", "{ print NF }"], stdin: long("aaa,", 500, "end") },
+  { args: ['BEGIN { RS = "(x+x+)+y" } { n++ } END { print n, length($0) }'], stdin: long("xxy", 2000, "x") },
+  { args: ['{ gsub(/[[:punct:]]+/, "_"); print }'], stdin: UNICODE_TEXT },
+  { args: ["{ print match($0, /[[:alpha:]]+/), RSTART, RLENGTH }"], stdin: UNICODE_TEXT },
+  { args: ['{ gsub(/\\<./, "<&"); print }'], stdin: UNICODE_TEXT },
+  { args: ['{ gsub(/\\y/, "|"); print }'], stdin: UNICODE_TEXT },
+  { args: ['{ print gensub(/(ab|a)(bd|b)?/, "[\\\\1|\\\\2]", "g") }'], stdin: UNICODE_TEXT },
+  { args: ["{ print match($0, /(a|ab)(c|bcd)(d*)/, m), m[1], m[2], m[3] }"], stdin: "abcd\n" },
+];
+
+describe.skipIf(!REAL)("awk: runaway patterns and translated constructs, ours vs the real gawk", () => {
+  for (const entry of LINEAR) {
+    it(`awk ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")} (${entry.stdin!.length} characters)`, async () => {
+      const { ours, real } = await runDifferential(runAwkCommand, REAL!, entry);
+      expect({ stdout: ours.stdout, stderr: ours.stderr, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        stderr: real.stderr,
+        status: real.status,
+      });
+    });
+  }
+});
 
 describe.skipIf(!REAL)("awk: one-liners, ours vs the real gawk", () => {
   for (const line of AWK_ONE_LINERS) {

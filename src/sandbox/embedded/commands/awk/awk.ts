@@ -8,6 +8,7 @@ import {
   stdinText,
   stopMessage,
 } from "../command-io.ts";
+import { loadLinearEngine } from "../regex/linear.ts";
 import { type AwkProgram, AwkSyntaxError, parseAwk } from "./awk-parse.ts";
 import { type AwkResult, runAwkProgram } from "./awk-run.ts";
 
@@ -112,6 +113,8 @@ export function runAwk(request: AwkRunRequest): AwkResult {
 
 /** The awk command of the embedded shell. */
 export async function runAwkCommand(args: string[], ctx: ResolvedCommandContext): Promise<CommandResult> {
+  // awk's regexes run on Rust's linear engine (regex/linear.ts), which loads once.
+  await loadLinearEngine();
   let line: AwkCommandLine;
   try {
     line = parseAwkArgs(args);

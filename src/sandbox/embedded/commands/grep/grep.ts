@@ -10,8 +10,7 @@ import {
   stdinText,
   stopMessage,
 } from "../command-io.ts";
-import { type LinearRegex, linearRegex, loadLinearEngine } from "../regex/linear.ts";
-import { execPosix } from "../regex/longest.ts";
+import { execPosix, linearRegex, loadLinearEngine, testPosix } from "../regex/linear.ts";
 import {
   compilePosixRegex,
   type PosixRegex,
@@ -85,7 +84,7 @@ export function defaultGrepOptions(): GrepOptions {
 
 /** A compiled grep pattern list: a line matches when any pattern does. */
 export class GrepMatcher {
-  private readonly regexes: { re: PosixRegex; linear: LinearRegex | null }[];
+  private readonly regexes: PosixRegex[];
   private readonly perl: RegExp[];
   private readonly matchesEverything: boolean;
 
@@ -118,20 +117,15 @@ export class GrepMatcher {
         wholeWord: options.wordRegexp,
         wholeLine: options.lineRegexp,
       });
-      this.regexes.push({ re, linear: linearRegex(re) });
+      // Compiled for Rust's engine now, so a pattern too big for it is an error before any line.
+      linearRegex(re);
+      this.regexes.push(re);
     }
   }
 
   test(line: string): boolean {
     if (this.matchesEverything) return true;
-    for (const { re, linear } of this.regexes) {
-      if (linear) {
-        if (linear.test(line)) return true;
-        continue;
-      }
-      re.regex.lastIndex = 0;
-      if (re.regex.test(line)) return true;
-    }
+    for (const re of this.regexes) if (testPosix(re, line)) return true;
     for (const re of this.perl) {
       re.lastIndex = 0;
       if (re.test(line)) return true;
@@ -145,8 +139,8 @@ export class GrepMatcher {
     let from = 0;
     while (from <= line.length) {
       let best: { index: number; end: number } | null = null;
-      for (const { re, linear } of this.regexes) {
-        const match = linear ? linear.search(line, from) : execPosix(re, line, from);
+      for (const re of this.regexes) {
+        const match = execPosix(re, line, from);
         if (
           match &&
           (!best || match.index < best.index || (match.index === best.index && match.end > best.end))

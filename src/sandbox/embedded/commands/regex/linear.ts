@@ -1,5 +1,11 @@
-import { loadedRustRegex, loadRustRegex, type RRegexLike } from "../../../../tools/rust-regex.ts";
-import { longestEndAt, searchLongest } from "./longest.ts";
+import {
+  literalPrefilter,
+  loadedRustRegex,
+  loadRustRegex,
+  type RRegexLike,
+  requiredLiteral,
+} from "../../../../tools/rust-regex.ts";
+import { execBacktracking, groupsAt, longestEndAt, type PosixMatch, searchLongest } from "./longest.ts";
 import { type Assertion, literal, type PosixRegex, type RegexNode, RegexSyntaxError } from "./posix-regex.ts";
 
 /**
@@ -102,6 +108,9 @@ function usesWordAssertions(node: RegexNode): boolean {
   }
 }
 
+/** Past this many characters, searches after the first do not hand the text to Rust again. */
+const LONG_TEXT = 8192;
+
 /** A pattern this engine cannot finish on a text (too big for longest.ts's walk): said, not guessed. */
 export class LinearLimit extends RegexSyntaxError {
   constructor(message: string) {
@@ -165,7 +174,13 @@ export function linearRegex(re: PosixRegex): LinearRegex | null {
       // grep runs out of memory): said, rather than handed to a backtracking engine.
       throw new RegexSyntaxError("Regular expression too big", 0);
     }
-    result = makeLinear(re, rust);
+    // The literal every match holds, from the pattern as written ((?i) turns literals into classes).
+    const plain = re.options.ignoreCase ? new engine.RRegex(`(?s)${body}`).syntax() : rust.syntax();
+    const literal = requiredLiteral(plain);
+    const prefilter = literalPrefilter(literal, re.options.ignoreCase !== true);
+    // A pattern that is only a literal (-F, a word) needs no engine to say whether a line holds it.
+    const exact = prefilter !== null && plain.kind["@variant"] === "Literal";
+    result = makeLinear(re, rust, prefilter, exact);
   }
   compiled.set(re, result);
   return result;
@@ -199,12 +214,110 @@ class Offsets {
   }
 }
 
-function makeLinear(re: PosixRegex, rust: RRegexLike): LinearRegex {
+/** The fewest and most characters a match of the node spans (Infinity: unbounded). */
+function width(node: RegexNode): { min: number; max: number } {
+  switch (node.type) {
+    case "char":
+    case "any":
+    case "set":
+      return { min: 1, max: 1 };
+    case "assert":
+      return { min: 0, max: 0 };
+    case "backref":
+      return { min: 0, max: Number.POSITIVE_INFINITY };
+    case "group": {
+      let min = Number.POSITIVE_INFINITY;
+      let max = 0;
+      for (const sequence of node.alternatives) {
+        let low = 0;
+        let high = 0;
+        for (const child of sequence) {
+          const part = width(child);
+          low += part.min;
+          high += part.max;
+        }
+        min = Math.min(min, low);
+        max = Math.max(max, high);
+      }
+      return { min, max };
+    }
+    case "repeat": {
+      const part = width(node.node);
+      const max = node.max === 0 ? 0 : part.max * node.max;
+      return { min: part.min * node.min, max: Number.isNaN(max) ? Number.POSITIVE_INFINITY : max };
+    }
+  }
+}
+
+/** Rust's matches in one text, in UTF-16 indexes: one call for all of a line's matches (gsub, s///g, -o). */
+class MatchList {
+  text: string | null = null;
+  starts: number[] = [];
+  ends: number[] = [];
+  fill(rust: RRegexLike, text: string): void {
+    this.text = text;
+    this.starts = [];
+    this.ends = [];
+    let utf16 = 0;
+    let bytes = 0;
+    for (const match of rust.findAll(text)) {
+      utf16 = utf16Index(text, utf16, match.start - bytes);
+      bytes = match.start;
+      this.starts.push(utf16);
+      utf16 = utf16Index(text, utf16, match.end - bytes);
+      bytes = match.end;
+      this.ends.push(utf16);
+    }
+  }
+  /** The first match starting at or after `from`; undefined when the list cannot say (see search). */
+  after(from: number): { index: number; end: number } | null | undefined {
+    let low = 0;
+    let high = this.starts.length;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.starts[middle]! < from) low = middle + 1;
+      else high = middle;
+    }
+    // Rust searched on from the previous match's end: only from there on is its next match leftmost.
+    if (low > 0 && this.ends[low - 1]! > from) return undefined;
+    if (low === this.starts.length) return null;
+    return { index: this.starts[low]!, end: this.ends[low]! };
+  }
+}
+
+function makeLinear(
+  re: PosixRegex,
+  rust: RRegexLike,
+  prefilter: { test(text: string): boolean } | null,
+  exact: boolean,
+): LinearRegex {
   const offsets = new Offsets();
   const wordy = usesWordAssertions(re.tree);
   const rustDisagrees = (text: string) => wordy && RUST_ONLY_WORD.test(text);
+  const span = width(re.tree);
+  // A pattern that never matches empty can take its matches from one list (Rust's iteration skips
+  // empty matches that touch the previous one); one of fixed width needs no walk for its end.
+  const listed = span.min > 0 ? new MatchList() : null;
+  const fixed = span.min === span.max;
+  const measure = (text: string, index: number, rustEnd: number) => {
+    if (fixed) return rustEnd;
+    const end = longestEndAt(re, text, index);
+    if (end === null) {
+      // Rust's end is the first alternative's, not always POSIX's longest: say so rather than guess.
+      throw new LinearLimit(
+        "the pattern is too large to measure its matches' extents (use a smaller interval)",
+      );
+    }
+    if (end < rustEnd) {
+      // Cannot happen when both engines read the pattern alike: refuse a silent wrong answer.
+      throw new Error(`regex engines disagree on ${JSON.stringify(re.pattern)} at ${index}`);
+    }
+    return end;
+  };
   return {
     test(text) {
+      if (prefilter && !prefilter.test(text)) return false;
+      if (exact) return true;
       if (rustDisagrees(text)) {
         const walked = searchLongest(re, text, 0);
         if (walked === undefined)
@@ -220,21 +333,52 @@ function makeLinear(re: PosixRegex, rust: RRegexLike): LinearRegex {
           throw new LinearLimit("the pattern is too large to check its word boundaries");
         return walked;
       }
+      if (from === 0 && prefilter && !prefilter.test(text)) return null;
+      if (listed) {
+        if (listed.text !== text) listed.fill(rust, text);
+        const next = listed.after(from);
+        if (next === null) return null;
+        if (next) return { index: next.index, end: measure(text, next.index, next.end) };
+      } else if (from > 0 && text.length > LONG_TEXT) {
+        // Each call hands Rust the whole text: on a long one (awk's RS, sed's N-joined pattern
+        // space), later matches are found by the walk, which reads only as far as the match.
+        const walked = searchLongest(re, text, from);
+        if (walked !== undefined) return walked;
+      }
       const found = rust.findAt(text, offsets.toBytes(text, from));
       if (!found) return null;
       const index = offsets.toUtf16(text, found.start);
-      const end = longestEndAt(re, text, index);
-      if (end === null) {
-        // Rust's end is the first alternative's, not always POSIX's longest: say so rather than guess.
-        throw new LinearLimit(
-          "the pattern is too large to measure its matches' extents (use a smaller interval)",
-        );
-      }
-      if (end < 0) {
-        // Cannot happen when both engines read the pattern alike: refuse a silent wrong answer.
-        throw new Error(`regex engines disagree on ${JSON.stringify(re.pattern)} at ${index}`);
-      }
-      return { index, end };
+      return { index, end: measure(text, index, offsets.toUtf16(text, found.end)) };
     },
   };
+}
+
+/**
+ * The leftmost-longest match at or after `from` (grep -o, sed s///, awk sub/match/split/RS). Its
+ * groups are read only when asked for: by JavaScript's RegExp anchored at the match found, forced
+ * to its extent. A pattern with a back-reference runs on JavaScript's RegExp alone.
+ */
+export function execPosix(re: PosixRegex, text: string, from: number): PosixMatch | null {
+  const linear = linearRegex(re);
+  if (!linear) return execBacktracking(re, text, from);
+  const found = linear.search(text, from);
+  if (!found) return null;
+  const { index, end } = found;
+  let groups: (string | undefined)[] | undefined;
+  return {
+    index,
+    end,
+    get groups() {
+      groups ??= re.groupCount === 0 ? [text.slice(index, end)] : groupsAt(re, text, index, end);
+      return groups;
+    },
+  };
+}
+
+/** Does the pattern match anywhere in the text? */
+export function testPosix(re: PosixRegex, text: string): boolean {
+  const linear = linearRegex(re);
+  if (linear) return linear.test(text);
+  re.regex.lastIndex = 0;
+  return re.regex.test(text);
 }

@@ -138,6 +138,8 @@ function holds(kind: Assertion, text: string, at: number, multiline: boolean): b
   }
 }
 
+const walkMarks = new WeakMap<Instruction[], { mark: Int32Array; generation: number }>();
+
 /**
  * One set-of-states walk from `from`: the leftmost-longest match, or null. `anchored`: only a
  * match starting at `from`; else a thread starts at every position until a match is found
@@ -152,8 +154,14 @@ function walk(
   multiline: boolean,
   anchored: boolean,
 ): { index: number; end: number } | null {
-  const mark = new Int32Array(program.length).fill(-1);
-  let generation = 0;
+  // One mark array per program, reused: a generation number newer than any before marks this walk.
+  let marks = walkMarks.get(program);
+  if (!marks || marks.generation > 0x3fffffff) {
+    marks = { mark: new Int32Array(program.length).fill(-1), generation: 0 };
+    walkMarks.set(program, marks);
+  }
+  const mark = marks.mark;
+  let generation = ++marks.generation;
   let bestStart = -1;
   let bestEnd = -1;
   let at = from;
@@ -195,7 +203,7 @@ function walk(
   [current, next, currentStarts, nextStarts] = [next, current, nextStarts, currentStarts];
   while (at < text.length && (current.length > 0 || (bestStart < 0 && !anchored))) {
     const char = String.fromCodePoint(text.codePointAt(at)!);
-    generation++;
+    generation = ++marks.generation;
     at += char.length;
     next.length = 0;
     nextStarts.length = 0;
@@ -249,10 +257,22 @@ function forcedEnd(re: PosixRegex): RegExp {
 }
 
 /**
- * The leftmost-longest match at or after `from`, with its groups. `notBol` says the text does
- * not start a line (sed's and awk's later matches on one line still see the real start).
+ * The groups of a match known to span [index, end): JavaScript's RegExp anchored there and forced
+ * to end there (its first reading of that extent). It has a match to find, so it does not search.
  */
-export function execPosix(re: PosixRegex, text: string, from: number): PosixMatch | null {
+export function groupsAt(re: PosixRegex, text: string, index: number, end: number): (string | undefined)[] {
+  const forced = forcedEnd(re);
+  forced.lastIndex = index;
+  const again = forced.exec(text.slice(0, end));
+  return again ? [...again] : [text.slice(index, end)];
+}
+
+/**
+ * JavaScript's RegExp (backtracking, not stoppable mid-text) for patterns with back-references:
+ * the leftmost match with JavaScript's extent and groups (POSIX's longest where the walk can
+ * measure it).
+ */
+export function execBacktracking(re: PosixRegex, text: string, from: number): PosixMatch | null {
   re.regex.lastIndex = from;
   const found = re.regex.exec(text);
   if (!found) return null;
@@ -264,15 +284,5 @@ export function execPosix(re: PosixRegex, text: string, from: number): PosixMatc
   if (program === null) return { index, end: jsEnd, groups };
   const end = longestEnd(program, text, index, re.options.multiline === true);
   if (end <= jsEnd) return { index, end: jsEnd, groups };
-  const forced = forcedEnd(re);
-  forced.lastIndex = index;
-  const again = forced.exec(text.slice(0, end));
-  if (again) return { index, end, groups: [...again] };
-  return { index, end, groups: [text.slice(index, end)] };
-}
-
-/** Does the pattern match anywhere in the text? */
-export function testPosix(re: PosixRegex, text: string): boolean {
-  re.regex.lastIndex = 0;
-  return re.regex.test(text);
+  return { index, end, groups: groupsAt(re, text, index, end) };
 }

@@ -1,3 +1,4 @@
+import { linearRegex } from "../regex/linear.ts";
 import { compilePosixRegex, type PosixRegex, RegexSyntaxError } from "../regex/posix-regex.ts";
 
 /**
@@ -439,13 +440,16 @@ class ScriptParser {
     }
     this.sawRegex = true;
     try {
-      return compilePosixRegex(body, {
+      const regex = compilePosixRegex(body, {
         dialect: this.options.extended ? "extended" : "basic",
         ignoreCase,
         multiline,
         charEscapes: true,
         strictEre: true,
       });
+      // Compiled for Rust's engine now (loaded by the caller), so a pattern too big for it fails here.
+      linearRegex(regex);
+      return regex;
     } catch (error) {
       if (error instanceof RegexSyntaxError) this.fail(error.gnuMessage, this.i);
       throw error;

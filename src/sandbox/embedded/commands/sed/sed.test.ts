@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime } from "../../../../host/create-runtime.ts";
 import {
   type DifferentialCase,
@@ -6,6 +6,7 @@ import {
   realProgram,
   runDifferential,
 } from "../../../../test-support/peer-suites.ts";
+import { loadLinearEngine } from "../regex/linear.ts";
 import { runSed, runSedScript } from "./sed.ts";
 import { parseSedScript } from "./sed-script.ts";
 
@@ -182,6 +183,9 @@ describe.skipIf(!REAL)("sed: differential cases from GNU sed's manual, ours vs t
 });
 
 describe("sed: what the shell and the tool rely on", () => {
+  // The regex engine the shell and the tool load before a program compiles.
+  beforeAll(loadLinearEngine);
+
   const script = (text: string) => parseSedScript([{ text }], { extended: false });
   const run = (text: string, input: string, quiet = false) =>
     runSedScript({
@@ -292,6 +296,38 @@ const SED_ONE_LINERS = [
   "-n /^.\\{10,\\}$/p",
   "-E -n /^(.)(.).?\\2\\1/p",
 ];
+
+/** Patterns a backtracking engine never finishes, and constructs translated onto Rust's syntax (regex/linear.ts). */
+const long = (text: string, times: number, tail: string) => `${text.repeat(times)}${tail}\n`;
+const UNICODE_TEXT = "Ⓐbc ²½ x_y\ncafe\u0301 ok\nnaïve_1 ٣٤ fin\nabd ab abbd\n";
+const LINEAR: DifferentialCase[] = [
+  { args: ["-E", "s/(a+)+$/X/"], stdin: long("a", 3000, "b") },
+  { args: ["-E", "s/(a|aa)*c/X/g"], stdin: long("a", 3000, "c") },
+  { args: ["s/\\(x\\+x\\+\\)\\+y/Z/"], stdin: long("x", 3000, "") },
+  { args: ["-n", "-E", "/(a+)+$/p"], stdin: `${long("a", 3000, "b")}${long("a", 20, "")}` },
+  { args: ["-E", "s/(a+)+b/<\\1>/"], stdin: long("a", 50, "b") },
+  { args: ["-E", "s/(a|aa)+/[&]/g"], stdin: long("a", 2000, "b") },
+  { args: ["-E", "s/[[:alpha:]]+/W/g"], stdin: UNICODE_TEXT },
+  { args: ["s/\\<./\\u&/g"], stdin: UNICODE_TEXT },
+  { args: ["s/e\\b/E/g"], stdin: UNICODE_TEXT },
+  { args: ["-E", "s/(ab|a)(bd|b)?/[\\1|\\2]/g"], stdin: UNICODE_TEXT },
+  { args: ["-E", "s/[[:punct:]]/./g"], stdin: UNICODE_TEXT },
+  { args: ["-E", "s/x*/-/g"], stdin: "abxxc\n" },
+  { args: [":a;N;$!ba;s/\\n/ /g"], stdin: long("word\n", 3000, "end") },
+];
+
+describe.skipIf(!REAL)("sed: runaway patterns and translated constructs, ours vs the real sed", () => {
+  for (const entry of LINEAR) {
+    it(`sed ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")} (${entry.stdin!.length} characters)`, async () => {
+      const { ours, real } = await runDifferential(runSed, REAL!, entry);
+      expect({ stdout: ours.stdout, stderr: ours.stderr, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        stderr: real.stderr,
+        status: real.status,
+      });
+    });
+  }
+});
 
 describe.skipIf(!REAL)("sed: one-liners, ours vs the real sed", () => {
   for (const line of SED_ONE_LINERS) {

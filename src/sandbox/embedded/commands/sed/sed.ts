@@ -11,7 +11,7 @@ import {
   stdinText,
   stopMessage,
 } from "../command-io.ts";
-import { execPosix, testPosix } from "../regex/longest.ts";
+import { execPosix, loadLinearEngine, testPosix } from "../regex/linear.ts";
 import type { PosixRegex } from "../regex/posix-regex.ts";
 import {
   type Address,
@@ -90,6 +90,7 @@ interface Line {
 type CycleEnd = "end" | "delete" | "restart" | "quit" | "quiet-quit";
 
 export async function runSedScript(run: SedRun): Promise<SedResult> {
+  await loadLinearEngine();
   return new SedMachine(run).run();
 }
 
@@ -543,7 +544,11 @@ class SedMachine {
       }
       count++;
       if (count >= wanted) {
-        out += text.slice(copied, match.index) + expand(command.replacement!, match.groups);
+        out +=
+          text.slice(copied, match.index) +
+          expand(command.replacement!, (n) =>
+            n === 0 ? text.slice(match.index, match.end) : match.groups[n],
+          );
         copied = match.end;
         replaced = true;
         if (!command.global) break;
@@ -567,8 +572,8 @@ class SedMachine {
   }
 }
 
-/** The replacement for one match: groups, and \L \U \E \l \u case conversion. */
-function expand(parts: ReplacementPart[], groups: (string | undefined)[]): string {
+/** The replacement for one match: groups (read only when named: reading them costs), and \L \U \E \l \u case conversion. */
+function expand(parts: ReplacementPart[], group: (n: number) => string | undefined): string {
   let out = "";
   let mode: "L" | "U" | null = null;
   let once: "l" | "u" | null = null;
@@ -585,7 +590,7 @@ function expand(parts: ReplacementPart[], groups: (string | undefined)[]): strin
   };
   for (const part of parts) {
     if (part.kind === "text") add(part.text);
-    else if (part.kind === "group") add(groups[part.group] ?? "");
+    else if (part.kind === "group") add(group(part.group) ?? "");
     else if (part.op === "E") {
       mode = null;
       once = null;
@@ -804,6 +809,7 @@ export async function runSed(args: string[], ctx: ResolvedCommandContext): Promi
   }
   let script: SedScript;
   try {
+    await loadLinearEngine();
     script = parseSedScript(line.pieces, { extended: line.extended });
   } catch (error) {
     if (error instanceof SedSyntaxError) {
