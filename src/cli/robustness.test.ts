@@ -224,6 +224,11 @@ describe("runaways end at their deadlines and the batch goes on", () => {
         call("run", { command: "jq -n '0 | until(. < 0; . + 1)'", timeout_sec: 3 }),
         call("run", { command: "node -e 'for (;;) {}'", timeout_sec: 3 }),
         call("run", { command: "echo next" }),
+        // The shell's grep, sed and awk match on a linear engine: a backtracker's runaway answers at once.
+        call("run", {
+          command: "grep -cE '(a+)+$' f.txt; sed -E 's/(a|aa)*b/X/' f.txt; awk '/(a+)+$/' f.txt",
+          timeout_sec: 3,
+        }),
       ]),
     );
     const got = answers(run.stdout);
@@ -235,7 +240,9 @@ describe("runaways end at their deadlines and the batch goes on", () => {
       "error",
       "error",
       "success",
+      "success",
     ]);
+    expect(got[7].data.stdout).toBe("0\nX\n");
     for (const answer of got.slice(2, 6)) {
       expect(answer.error.error_type).toBe("timeout");
       // Each stops within a second of its deadline (generous on a loaded machine: 3 s).
