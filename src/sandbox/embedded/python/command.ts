@@ -148,9 +148,13 @@ async function runPython(
   } finally {
     stop.dispose();
   }
-  await applyChanges(ctx.fs, outcome.changes);
+  const unkept = await applyChanges(ctx.fs, outcome.changes);
   let err = stderr.text();
   let exitCode = outcome.exitCode;
+  // The program's writes reach the shell's filesystem after it ends: one refused then (the run's
+  // written-bytes quota) must not pass for a success.
+  for (const failure of unkept) err += `python3: what the program wrote could not be kept: ${failure}\n`;
+  if (unkept.length > 0 && exitCode === 0) exitCode = 1;
   if (outcome.stopped === "deadline") {
     exitCode = 124;
     err += `python3: stopped after ${budgetMs} ms: the program ran past the sandbox's time limit for a command (an endless loop, or a wait that never ends).${outcome.killed ? " It did not stop at its KeyboardInterrupt, so it was terminated and its file changes were dropped." : ""}\n`;
@@ -228,25 +232,38 @@ export async function readTree(fs: IFileSystem): Promise<TreeEntry[]> {
   return tree;
 }
 
-/** Writes a run's changes to the shell's filesystem (so the tree, the log and checkpoints see them). */
-export async function applyChanges(fs: IFileSystem, changes: TreeChange[]): Promise<void> {
+/**
+ * Writes a run's changes to the shell's filesystem (so the tree, the log and checkpoints see them).
+ * A change the filesystem refuses is skipped and reported ("path: why"); the others still apply.
+ */
+export async function applyChanges(fs: IFileSystem, changes: TreeChange[]): Promise<string[]> {
+  const failures: string[] = [];
   for (const change of changes) {
-    const existing = await fs.lstat(change.path).catch(() => null);
-    if (change.kind === "deleted") {
-      if (existing) await fs.rm(change.path, { recursive: true, force: true });
-    } else if (change.kind === "directory") {
-      if (existing && !existing.isDirectory) await fs.rm(change.path, { force: true });
-      if (!existing?.isDirectory) await fs.mkdir(change.path, { recursive: true });
-      if (!existing || (existing.mode & 0o7777) !== change.mode) await fs.chmod(change.path, change.mode);
-    } else if (change.kind === "file") {
-      if (existing?.isDirectory || existing?.isSymbolicLink)
-        await fs.rm(change.path, { recursive: true, force: true });
-      await fs.writeFile(change.path, change.data);
-      const kept = existing?.isFile ? existing.mode & 0o7777 : 0o644;
-      if (kept !== change.mode) await fs.chmod(change.path, change.mode);
-    } else {
-      if (existing) await fs.rm(change.path, { recursive: true, force: true });
-      await fs.symlink(change.target, change.path);
+    try {
+      await applyChange(fs, change);
+    } catch (error) {
+      failures.push(`${change.path}: ${error instanceof Error ? error.message : String(error)}`);
     }
+  }
+  return failures;
+}
+
+async function applyChange(fs: IFileSystem, change: TreeChange): Promise<void> {
+  const existing = await fs.lstat(change.path).catch(() => null);
+  if (change.kind === "deleted") {
+    if (existing) await fs.rm(change.path, { recursive: true, force: true });
+  } else if (change.kind === "directory") {
+    if (existing && !existing.isDirectory) await fs.rm(change.path, { force: true });
+    if (!existing?.isDirectory) await fs.mkdir(change.path, { recursive: true });
+    if (!existing || (existing.mode & 0o7777) !== change.mode) await fs.chmod(change.path, change.mode);
+  } else if (change.kind === "file") {
+    if (existing?.isDirectory || existing?.isSymbolicLink)
+      await fs.rm(change.path, { recursive: true, force: true });
+    await fs.writeFile(change.path, change.data);
+    const kept = existing?.isFile ? existing.mode & 0o7777 : 0o644;
+    if (kept !== change.mode) await fs.chmod(change.path, change.mode);
+  } else {
+    if (existing) await fs.rm(change.path, { recursive: true, force: true });
+    await fs.symlink(change.target, change.path);
   }
 }
