@@ -1,7 +1,12 @@
 import { ToolFailure } from "../core/errors.ts";
 import type { ToolContext } from "../core/profile.ts";
 import { truncateHeadBytes, utf8Length } from "../core/truncate.ts";
-import { type AwkProgram, AwkSyntaxError, parseAwk } from "../sandbox/embedded/commands/awk/awk-parse.ts";
+import {
+  AWK_OPERATORS,
+  type AwkProgram,
+  AwkSyntaxError,
+  parseAwk,
+} from "../sandbox/embedded/commands/awk/awk-parse.ts";
 import { type StopCheck, Stopped } from "../sandbox/embedded/commands/command-io.ts";
 import { JQ_MEMORY_LIMIT_BYTES } from "../sandbox/embedded/commands/jq/runner.ts";
 import { loadLinearEngine } from "../sandbox/embedded/commands/regex/linear.ts";
@@ -324,26 +329,6 @@ const AWK_KEYWORDS = new Set([
   "BEGIN",
   "END",
 ]);
-const AWK_OPERATORS = [
-  "|&",
-  "||",
-  "&&",
-  ">>",
-  ">=",
-  "<=",
-  "==",
-  "!=",
-  "++",
-  "--",
-  "+=",
-  "-=",
-  "*=",
-  "/=",
-  "%=",
-  "^=",
-  "**",
-  "!~",
-];
 
 /** Splits an awk program into tokens, telling regex literals from division by what precedes them. */
 export function tokenizeAwk(script: string): AwkToken[] {

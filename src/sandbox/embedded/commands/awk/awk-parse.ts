@@ -100,7 +100,8 @@ export const BUILTINS = new Set([
   "strtonum",
 ]);
 
-const OPERATORS = [
+/** awk's operators of more than one character, longest first (the sandboxed tool's check reads them too). */
+export const AWK_OPERATORS = [
   "**=",
   "&&",
   "||",
@@ -246,7 +247,7 @@ export function tokenize(src: string, fail: (reason: string, at: number) => neve
       tokens.push({ kind: "number", text: number, value, at });
       i += number.length;
     } else {
-      const op = OPERATORS.find((candidate) => src.startsWith(candidate, i)) ?? c;
+      const op = AWK_OPERATORS.find((candidate) => src.startsWith(candidate, i)) ?? c;
       if (!"{}()[];,+-*/%^!<>|?:~$=".includes(op[0]!) && op === c)
         fail(`invalid char '${c}' in expression`, i);
       tokens.push({ kind: "op", text: op, at });

@@ -389,41 +389,57 @@ class Interpreter {
     if (this.fields) return this.fields;
     const fs = this.toStr(this.getVar("FS"));
     const paragraph = this.toStr(this.getVar("RS")) === "";
-    this.fields = this.split(this.record, fs, paragraph);
+    this.fields = this.split(this.record, fs, { paragraph });
     this.fieldValues = this.fields.map((field) => new StrNum(field));
     this.globals.set("NF", this.fields.length);
     return this.fields;
   }
 
-  /** Splits text as FS (or split()'s separator) says. */
-  private split(text: string, fs: string, paragraph = false): string[] {
+  /**
+   * Splits text as FS (or split()'s separator) says: FS " " at runs of blanks and newlines (leading
+   * and trailing ones dropped), "" into characters, one other character literally (and at newlines
+   * in paragraph mode), anything else (or a regex literal) as a regex. `separators`, when given,
+   * receives what stood between the pieces as gawk's split() numbers them: k between pieces k and
+   * k+1; for " ", 0 the leading blanks and n the trailing ones.
+   */
+  private split(
+    text: string,
+    fs: string,
+    options: { paragraph?: boolean; regex?: boolean; separators?: Map<number, string> } = {},
+  ): string[] {
     if (text === "") return [];
-    if (fs === " ") {
-      const trimmed = text.replace(/^[ \t\n]+|[ \t\n]+$/gu, "");
-      return trimmed === "" ? [] : trimmed.split(/[ \t\n]+/u);
+    const { separators } = options;
+    if (!options.regex && fs === "") {
+      const pieces = [...text];
+      for (let k = 1; k < pieces.length; k++) separators?.set(k, "");
+      return pieces;
     }
-    if (fs === "") return [...text];
-    if (fs.length === 1 && fs !== "\\") {
-      if (!paragraph) return text.split(fs);
-      return text.split(new RegExp(`[${fs.replace(/[\\\]^-]/gu, "\\$&")}\\n]`, "u"));
-    }
-    const regex = this.regex(paragraph ? `(${fs})|\n` : fs);
-    const parts: string[] = [];
+    let regex: PosixRegex | RegExp;
+    if (!options.regex && fs === " ") regex = /[ \t\n]+/gu;
+    else if (!options.regex && fs.length === 1 && fs !== "\\")
+      regex = new RegExp(`[${fs.replace(/[\\\]^-]/gu, "\\$&")}${options.paragraph ? "\\n" : ""}]`, "gu");
+    else regex = this.regex(options.paragraph ? `(${fs})|\n` : fs);
+    const blanks = !options.regex && fs === " ";
+    const pieces: string[] = [];
     let start = 0;
     let from = 0;
     while (from <= text.length) {
-      const match = execPosix(regex, text, from);
+      const match = regex instanceof RegExp ? nextMatch(regex, text, from) : execPosix(regex, text, from);
       if (!match) break;
       if (match.end === match.index) {
         from = match.index + 1;
         continue;
       }
-      parts.push(text.slice(start, match.index));
+      if (blanks && match.index === 0) separators?.set(0, text.slice(0, match.end));
+      else {
+        pieces.push(text.slice(start, match.index));
+        separators?.set(pieces.length, text.slice(match.index, match.end));
+      }
       start = match.end;
       from = match.end;
     }
-    parts.push(text.slice(start));
-    return parts;
+    if (!blanks || start < text.length) pieces.push(text.slice(start));
+    return pieces;
   }
 
   private getField(index: number): Scalar {
@@ -1154,51 +1170,23 @@ class Interpreter {
     this.arity("split", args, 2, 4);
     const text = this.argString(args, 0);
     const name = this.arrayArgument(args[1], "split: second argument");
-    let pieces: string[];
-    let separators: string[] = [];
+    const separators = args[3] ? new Map<number, string>() : undefined;
     const sepExpr = args[2];
-    if (sepExpr?.type === "regex") {
-      [pieces, separators] = this.splitWithSeparators(text, sepExpr.source, true);
-    } else {
-      const fs = sepExpr ? this.toStr(this.evaluate(sepExpr)) : this.toStr(this.getVar("FS"));
-      [pieces, separators] = this.splitWithSeparators(text, fs, false);
-    }
+    const pieces =
+      sepExpr?.type === "regex"
+        ? this.split(text, sepExpr.source, { regex: true, separators })
+        : this.split(text, sepExpr ? this.toStr(this.evaluate(sepExpr)) : this.toStr(this.getVar("FS")), {
+            separators,
+          });
     const array = this.arrayOf(name);
     array.clear();
     for (const [k, piece] of pieces.entries()) array.set(String(k + 1), new StrNum(piece));
     if (args[3]) {
       const seps = this.arrayOf(this.arrayArgument(args[3], "split: fourth argument"));
       seps.clear();
-      for (const [k, separator] of separators.entries()) seps.set(String(k + 1), separator);
+      for (const [k, separator] of separators!) seps.set(String(k), separator);
     }
     return pieces.length;
-  }
-
-  private splitWithSeparators(text: string, fs: string, isRegex: boolean): [string[], string[]] {
-    if (!isRegex && (fs === " " || fs === "" || (fs.length === 1 && fs !== "\\"))) {
-      const pieces = this.split(text, fs);
-      return [pieces, []];
-    }
-    if (text === "") return [[], []];
-    const regex = this.regex(fs);
-    const pieces: string[] = [];
-    const separators: string[] = [];
-    let start = 0;
-    let from = 0;
-    while (from <= text.length) {
-      const match = execPosix(regex, text, from);
-      if (!match) break;
-      if (match.end === match.index) {
-        from = match.index + 1;
-        continue;
-      }
-      pieces.push(text.slice(start, match.index));
-      separators.push(text.slice(match.index, match.end));
-      start = match.end;
-      from = match.end;
-    }
-    pieces.push(text.slice(start));
-    return [pieces, separators];
   }
 
   /** Each match of `regex` in `text` (leftmost-longest, no empty match right after a match). */
@@ -1394,4 +1382,11 @@ function mulberry(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
+}
+
+/** The next match of a global JavaScript RegExp at or after `from` (FS " " or one character: no runaway). */
+function nextMatch(regex: RegExp, text: string, from: number): { index: number; end: number } | null {
+  regex.lastIndex = from;
+  const found = regex.exec(text);
+  return found ? { index: found.index, end: found.index + found[0].length } : null;
 }

@@ -228,11 +228,23 @@ const MANUAL: DifferentialCase[] = [
   },
 }));
 
+const SEPS = 'for (k = 0; k <= n; k++) if (k in s) printf "%d=[%s] ", k, s[k]; print n';
+
 describe.skipIf(!REAL)("awk: differential cases from the gawk manual, ours vs the real gawk", () => {
   for (const entry of [
     ...MANUAL,
     { args: ["{ print $2 }"], stdin: "x y\nno-newline z" },
     { args: ["END { print NR }"], stdin: "" },
+    // split()'s fourth argument: the separators, for every kind of separator.
+    { args: ['{ n = split($0, a, " ", s); SEPS }'.replace("SEPS", SEPS)], stdin: " a  b \n  \na\tb\nx\n" },
+    { args: ['{ n = split($0, a, ",", s); SEPS }'.replace("SEPS", SEPS)], stdin: "a,b,,c\n,\n" },
+    { args: ['{ n = split($0, a, "", s); SEPS }'.replace("SEPS", SEPS)], stdin: "abc\n" },
+    { args: ["{ n = split($0, a, /[,;]+/, s); SEPS }".replace("SEPS", SEPS)], stdin: "a,;b;c,\n" },
+    { args: ["{ n = split($0, a, / /, s); SEPS }".replace("SEPS", SEPS)], stdin: " a  b\n" },
+    {
+      args: ['BEGIN { RS = ""; FS = ":" } { n = split($0, a, FS, s); SEPS; print NF }'.replace("SEPS", SEPS)],
+      stdin: "a:b\nc\n\nd\n",
+    },
   ]) {
     it(`awk ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")}`, async () => {
       const { ours, real } = await runDifferential(runAwkCommand, REAL!, entry);
