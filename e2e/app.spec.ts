@@ -201,6 +201,18 @@ test.describe("watchdog", () => {
     // The app keeps working: earlier work is there, new calls run, the log shows the cut-off call.
     await expect(treeRow(page, "safe.txt")).toBeVisible();
     await runTool(page, "run", { command: "echo alive" }, { expectStatus: "success" });
+    // Without a back-reference, grep, sed and awk match on Rust's linear engine in the worker too.
+    const linear = await runTool(
+      page,
+      "run",
+      {
+        command:
+          "grep -cE '(a+)+$' runaway.txt; sed -E 's/(a|aa)*b/X/' runaway.txt; awk '/(a+)+$/' runaway.txt",
+        timeout_sec: "10",
+      },
+      { expectStatus: "success" },
+    );
+    expect(linear).toMatchObject({ data: { stdout: "0\nX" } });
     await expect(
       page.getByTestId("event-log").locator('[data-type="tool_call_finished"][data-request="runaway"]'),
     ).toHaveCount(1);

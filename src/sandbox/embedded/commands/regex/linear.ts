@@ -310,7 +310,9 @@ function makeLinear(
     }
     if (end < rustEnd) {
       // Cannot happen when both engines read the pattern alike: refuse a silent wrong answer.
-      throw new Error(`regex engines disagree on ${JSON.stringify(re.pattern)} at ${index}`);
+      throw new LinearLimit(
+        `the regex engines disagree on ${JSON.stringify(re.pattern)} at character ${index + 1}`,
+      );
     }
     return end;
   };

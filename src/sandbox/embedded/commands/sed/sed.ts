@@ -12,7 +12,7 @@ import {
   stopMessage,
 } from "../command-io.ts";
 import { execPosix, loadLinearEngine, testPosix } from "../regex/linear.ts";
-import type { PosixRegex } from "../regex/posix-regex.ts";
+import { type PosixRegex, RegexSyntaxError } from "../regex/posix-regex.ts";
 import {
   type Address,
   parseSedScript,
@@ -152,6 +152,10 @@ class SedMachine {
       else if (error instanceof SedRuntimeError) {
         this.stderr.push(`sed: ${error.message}\n`);
         this.exitCode = error.exitCode;
+      } else if (error instanceof RegexSyntaxError) {
+        // A pattern the linear engine cannot finish on this text (regex/linear.ts): said, not guessed.
+        this.stderr.push(`sed: ${error.gnuMessage}\n`);
+        this.exitCode = 4;
       } else throw error;
     }
     const written = new Map<string, string>();
