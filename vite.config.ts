@@ -59,7 +59,17 @@ const CPYTHON = fileURLToPath(new URL("./node_modules/just-bash/vendor/cpython-e
 export default defineConfig({
   plugins: [react(), justBashParse()],
   resolve: { alias: { "cpython-emscripten": CPYTHON } },
-  worker: { format: "es", plugins: () => [justBashParse()] },
+  worker: {
+    format: "es",
+    plugins: () => [justBashParse()],
+    // The runtime that answers the worker's first calls is one chunk (modules it shares with the shell
+    // included): split into chunks that name each other, it was fetched a level at a time.
+    rolldownOptions: {
+      output: {
+        codeSplitting: { groups: [{ name: "runtime", test: /src[\\/]worker[\\/]browser-runtime\.ts$/u }] },
+      },
+    },
+  },
   server: { headers: isolation },
   preview: { headers: isolation },
   optimizeDeps: {

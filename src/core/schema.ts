@@ -1,4 +1,4 @@
-import type { default as Ajv, ErrorObject, ValidateFunction } from "ajv";
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
 import { ToolFailure } from "./errors.ts";
 
 /** A JSON Schema object, as the dialects print them. */
@@ -19,17 +19,17 @@ export type JsonSchema = {
 };
 
 /**
- * Ajv is loaded and made on the first validation (or when a host warms it up), not when the worker
- * starts: its own start cost more than the rest of the worker's. The tools' schemas are checked
- * against JSON Schema's meta-schema by the tests (profiles/schemas.test.ts), so the runtime skips
- * compiling the meta-schema.
+ * Ajv is made on the first validation (or when a host warms it up), not when the worker starts: its
+ * own start cost more than the rest of the worker's. Its code comes with the runtime, since every
+ * call, the first too, validates (fetched apart, it was one more round trip before the first
+ * answer). The tools' schemas are checked against JSON Schema's meta-schema by the tests
+ * (profiles/schemas.test.ts), so the runtime skips compiling the meta-schema.
  */
 let ajv: Promise<Ajv> | undefined;
 
 export function loadValidator(): Promise<Ajv> {
-  ajv ??= import("ajv").then(
-    ({ default: Ajv }) =>
-      new Ajv({ allErrors: true, useDefaults: true, strict: false, meta: false, validateSchema: false }),
+  ajv ??= Promise.resolve().then(
+    () => new Ajv({ allErrors: true, useDefaults: true, strict: false, meta: false, validateSchema: false }),
   );
   return ajv;
 }

@@ -23,8 +23,8 @@ import {
  * so an early answer is the one the backend would have given.
  */
 export class DeferredSandbox implements Sandbox {
-  readonly kind: Sandbox["kind"];
   readonly workspaceRoot: string;
+  private readonly expectedKind: Sandbox["kind"];
   private backend: Sandbox | undefined;
   /** The files of the first restore, answering until the backend has them. */
   private early: { files: MemoryFiles; snapshot: WorkspaceSnapshot } | undefined;
@@ -39,7 +39,7 @@ export class DeferredSandbox implements Sandbox {
     options: { kind: Sandbox["kind"]; workspaceRoot: string; backend: () => Promise<Sandbox> },
     private readonly onWait?: (operation: string) => void,
   ) {
-    this.kind = options.kind;
+    this.expectedKind = options.kind;
     this.workspaceRoot = options.workspaceRoot;
     this.load = options.backend;
   }
@@ -61,6 +61,11 @@ export class DeferredSandbox implements Sandbox {
   /** Whether the backend has arrived: from then on every operation is its own. */
   get loaded(): boolean {
     return this.backend !== undefined;
+  }
+
+  /** The backend's kind once it has arrived (the one chosen may differ from the one expected). */
+  get kind(): Sandbox["kind"] {
+    return this.backend?.kind ?? this.expectedKind;
   }
 
   get capabilities(): SandboxCapabilities {

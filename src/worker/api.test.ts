@@ -68,6 +68,42 @@ describe("worker API", () => {
     store.close();
   });
 
+  it("prepare() opens the workspace: reads are answered before boot, in the same log, and boot gives it its shell", async () => {
+    const database = `toolroom-test-${++databases}`;
+    let shells = 0;
+    const { createEmbeddedSandbox } = await import("../host/create-runtime.ts");
+    const api = createWorkerApi({
+      database,
+      embedded: () => {
+        shells++;
+        return createEmbeddedSandbox();
+      },
+    });
+    await api.prepare(seed);
+    const read = await api.call("agentbench", { tool: "read_file", params: { path: "README.md" } });
+    expect(read.status).toBe("success");
+    expect(JSON.stringify(read.envelope)).toContain("# hello");
+    const missing = await api.call("agentbench", { tool: "read_file", params: { path: "nope.md" } });
+    expect(missing.status).toBe("error");
+    expect((await api.listFiles()).map((file) => file.path)).toContain("src/app.js");
+    // A command waits for the sandbox boot chooses; it runs once boot has given it.
+    const command = api.call("agentbench", { tool: "run", params: { command: "cat README.md > copy.md" } });
+    const boot = await api.boot(embedded);
+    expect(boot.backend).toBe("embedded");
+    expect(boot.capabilities.commands).toContain("grep");
+    expect((await command).status).toBe("success");
+    expect((await api.readFile("copy.md")).text).toBe("# hello\n");
+    expect(shells).toBe(1);
+    const calls = (await api.events())
+      .filter((event) => event.type === "tool_call_finished")
+      .map((event) => event.tool);
+    expect(calls).toEqual(["read_file", "read_file", "run"]);
+    // Reloaded, the log of the early calls is there.
+    const next = createWorkerApi({ database });
+    await next.boot(embedded);
+    expect((await next.events()).filter((event) => event.type === "tool_call_finished")).toHaveLength(3);
+  });
+
   it("keeps symbols_index's parses across a reload: a file parsed before is not parsed again", async () => {
     const { api, reload } = await setup();
     await api.call("agentbench", {

@@ -93,7 +93,7 @@ export interface WorkerApi {
    * Chooses the workspace the next boot opens (on a first visit, makes it from `firstWorkspace`)
    * while the page is still picking the sandbox, so the two overlap. Optional; boot does it if not.
    */
-  prepare(firstWorkspace: WorkspaceSeed): Promise<void>;
+  prepare(firstWorkspace: WorkspaceSeed, stops?: SharedArrayBuffer): Promise<void>;
   /** A no-op round trip: what the watchdog and the bench measure. */
   ping(): Promise<number>;
 
@@ -388,15 +388,41 @@ export function createWorkerApi(
     start();
   };
 
-  const open = async (meta: WorkspaceMeta, interrupted?: InterruptedCall): Promise<BootResult> => {
-    const started = performance.now();
+  /**
+   * A workspace prepare() opened before boot, while the page still picks the sandbox (a WebContainer
+   * probe can take seconds): its reads are answered from its stored files meanwhile, and boot gives
+   * it its backend.
+   */
+  let opened:
+    | {
+        meta: WorkspaceMeta;
+        sandbox: DeferredSandbox;
+        arrival: Promise<Sandbox>;
+        started: number;
+        choose(backend: () => Promise<Sandbox>): void;
+      }
+    | undefined;
+  /** An early workspace closed before boot chose its backend: whatever waits for one is told. */
+  const abandonEarly = () => {
+    opened?.choose(() =>
+      Promise.reject(new Error("The workspace was closed before its sandbox was chosen.")),
+    );
+    opened = undefined;
+  };
+
+  /** Opens a workspace on `sandbox`; calls are answered from here on. Gives its backend's arrival. */
+  const openWorkspace = async (
+    meta: WorkspaceMeta,
+    sandbox: Sandbox,
+    interrupted?: InterruptedCall,
+  ): Promise<{ arrival: Promise<Sandbox> }> => {
     const previous = session;
     session = undefined;
     if (previous) {
+      if (opened?.sandbox === previous.sandbox) abandonEarly();
       await previous.close();
       if (previous.sandbox.kind === "embedded") await previous.sandbox.dispose();
     }
-    const sandbox = await newSandbox();
     performance.mark("toolroom:sandbox");
     session = await WorkspaceSession.open({
       store: requireStore(),
@@ -435,32 +461,54 @@ export function createWorkerApi(
       replays.attach(session),
       recordings.attach(session),
     ]);
+    performance.mark("toolroom:workspace-open");
+    firstOpen();
+    if (!(sandbox instanceof DeferredSandbox)) return { arrival: Promise.resolve(sandbox) };
+    // The shell loads once the calls waiting for this workspace have been answered (compiling it
+    // would hold them up), or when one needs it.
+    const arrival = new Promise<Sandbox>((resolve, reject) => {
+      startShell = () => {
+        if (!spare && !remotePort) {
+          spare = embedded();
+          spare.catch(() => undefined);
+        }
+        sandbox.start().then(resolve, reject);
+      };
+    });
+    arrival.catch(() => undefined);
+    startShellWhenIdle();
+    return { arrival };
+  };
+
+  /** What boot reports, once the sandbox has arrived (what it can run is known then). */
+  const booted = async (
+    meta: WorkspaceMeta,
+    arrival: Promise<Sandbox>,
+    started: number,
+  ): Promise<BootResult> => {
+    const arrived = await arrival;
+    const open = current();
     if (!agent) {
       // Called unbound: a browser's fetch throws "Illegal invocation" as another object's method.
       agent = new AgentHost(requireStore(), options.fetch ?? ((input, init) => fetch(input, init)));
       agent.setListener((update) => void Promise.resolve(agentListener?.(update)).catch(() => undefined));
     }
-    await agent.attach(session, sandbox.kind, lessonTools());
-    performance.mark("toolroom:workspace-open");
-    firstOpen();
-    // Calls are answered from here on. The shell loads once the calls waiting for this workspace have
-    // been answered (compiling it would hold them up), or when one needs it; what it can run is known then.
-    const arrived =
-      sandbox instanceof DeferredSandbox
-        ? await new Promise<Sandbox>((resolve, reject) => {
-            startShell = () => sandbox.start().then(resolve, reject);
-            startShellWhenIdle();
-          })
-        : sandbox;
+    await agent.attach(open, arrived.kind, lessonTools());
     return {
-      backend: sandbox.kind,
+      backend: arrived.kind,
       capabilities: arrived.capabilities,
-      workspaceRoot: sandbox.workspaceRoot,
+      workspaceRoot: arrived.workspaceRoot,
       workspace: info(meta),
-      restored: session.restored,
-      ...(session.interrupted ? { interrupted: session.interrupted } : {}),
+      restored: open.restored,
+      ...(open.interrupted ? { interrupted: open.interrupted } : {}),
       bootMs: Math.round(performance.now() - started),
     };
+  };
+
+  const open = async (meta: WorkspaceMeta, interrupted?: InterruptedCall): Promise<BootResult> => {
+    const started = performance.now();
+    const sandbox = await newSandbox();
+    return booted(meta, (await openWorkspace(meta, sandbox, interrupted)).arrival, started);
   };
 
   /** `asIs`: keep the files exactly (a session's initial workspace); otherwise it becomes a repository. */
@@ -509,13 +557,12 @@ export function createWorkerApi(
   };
   /** Chosen (and on a first visit made) by prepare() while the page still picks the sandbox. */
   let preparing: Promise<WorkspaceMeta> | undefined;
+  /** prepare() opening the workspace early: boot waits for it rather than open another beside it. */
+  let openingEarly: Promise<void> | undefined;
 
   const api: WorkerApi = {
     async boot(options, port) {
-      if (session) {
-        await session.close();
-        session = undefined;
-      }
+      await openingEarly?.catch(() => undefined);
       const store = await openStore();
       performance.mark("toolroom:store-open");
       if (options.sandbox === "remote" && !port) throw new Error("A remote sandbox needs its port.");
@@ -524,14 +571,45 @@ export function createWorkerApi(
       stops = options.stops ? StopBoard.attach(options.stops) : undefined;
       const prepared = preparing;
       preparing = undefined;
+      const early = opened;
+      if (early && !options.interrupted && session?.sandbox === early.sandbox) {
+        // The workspace prepare() opened: its files have been answering reads; now its sandbox comes.
+        opened = undefined;
+        const port = remotePort;
+        early.choose(port ? async () => (remote ??= await RemoteSandbox.connect(port)) : takeShell);
+        return booted(early.meta, early.arrival, early.started);
+      }
+      abandonEarly();
+      if (session) {
+        await session.close();
+        session = undefined;
+      }
       const meta =
         (await prepared?.catch(() => undefined)) ?? (await workspaceToOpen(store, options.firstWorkspace));
       return open(meta, options.interrupted);
     },
 
-    async prepare(firstWorkspace) {
+    async prepare(firstWorkspace, board) {
+      if (board && !stops) stops = StopBoard.attach(board);
       preparing ??= openStore().then((store) => workspaceToOpen(store, firstWorkspace));
-      await preparing.catch(() => undefined);
+      const meta = await preparing.catch(() => undefined);
+      if (!meta || session || opened || openingEarly) return;
+      // Opened now, so the first calls need not wait for the page to pick the sandbox.
+      openingEarly = (async () => {
+        const started = performance.now();
+        let choose: (backend: () => Promise<Sandbox>) => void = () => undefined;
+        const chosen = new Promise<() => Promise<Sandbox>>((resolve) => {
+          choose = resolve;
+        });
+        const sandbox = new DeferredSandbox({
+          kind: "embedded",
+          workspaceRoot: WORKSPACE_ROOT,
+          backend: async () => (await chosen)(),
+        });
+        const { arrival } = await openWorkspace(meta, sandbox);
+        opened = { meta, sandbox, started, choose, arrival };
+      })();
+      await openingEarly.catch(() => undefined);
     },
 
     async ping() {

@@ -11,6 +11,7 @@ function fakeHost() {
   });
   const host = {
     setApprovalPrompt: async () => undefined,
+    stops: { shared: false },
     api: { settings: { get: async () => DEFAULT_SETTINGS }, prepare: async () => undefined },
     boot: () => booted,
   } as unknown as WorkerHost;

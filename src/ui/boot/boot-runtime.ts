@@ -81,8 +81,10 @@ export class EarlyBoot {
   private async run(): Promise<RuntimeBoot> {
     const host = this.host;
     const firstWorkspace = seedFromStarter("node", "Node starter");
-    // The worker chooses (on a first visit, makes) the workspace while the sandbox is picked here.
-    host.api.prepare(firstWorkspace).catch(() => undefined);
+    // The worker chooses (on a first visit, makes) and opens the workspace while the sandbox is picked
+    // here: reads are answered from its stored files meanwhile, stoppable through the page's stop board.
+    const stops = host.stops.shared ? (host.stops.buffer as SharedArrayBuffer) : undefined;
+    host.api.prepare(firstWorkspace, stops).catch(() => undefined);
     this.step("Checking what this browser offers");
     const support = detectBrowserSupport();
     this.emit("support", describeSupport(support));
