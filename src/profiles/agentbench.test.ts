@@ -351,6 +351,29 @@ describe("search", () => {
     expect((result.data!.matches as { file: string }[]).map((m) => m.file)).toEqual(["a.txt"]);
   });
 
+  it("sees every change between searches: an edit of the same size, a new file, a removed one", async () => {
+    const { call, sandbox } = await setup({
+      "a.txt": "needle one\n",
+      "b.txt": "nothing\n",
+      "c.txt": "needle\n",
+    });
+    const files = async () =>
+      (
+        (await call("search", { query: "needle", context_lines: 0 })).data!.matches as {
+          file: string;
+          content: string;
+        }[]
+      ).map((m) => `${m.file}:${m.content}`);
+    expect(await files()).toEqual(["a.txt:needle one", "c.txt:needle"]);
+    await sandbox.writeFile("/workspace/a.txt", "needle two\n");
+    await sandbox.writeFile("/workspace/b.txt", "needle!\n");
+    await sandbox.rm("/workspace/c.txt");
+    await sandbox.writeFile("/workspace/d.txt", "a needle\n");
+    expect(await files()).toEqual(["a.txt:needle two", "b.txt:needle!", "d.txt:a needle"]);
+    expect(await sandbox.exec("printf 'NEEDLE\\n' > b.txt && rm d.txt")).toMatchObject({ exitCode: 0 });
+    expect(await files()).toEqual(["a.txt:needle two", "b.txt:NEEDLE"]);
+  });
+
   it("filters with a glob ripgrep-style (a bare *.py matches at any depth)", async () => {
     const { call } = await setup(PROJECT);
     const result = await call("search", { query: "X = 1", glob: "*.py" });

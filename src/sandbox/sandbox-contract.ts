@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { deserializeWorkspace, serializeWorkspace } from "./snapshot.ts";
 import { CALLS_CHANNEL, StopBoard } from "./stop-signal.ts";
 import { stopLater } from "./testing/stop-later.ts";
-import { isSandboxError, type PtySession, type Sandbox } from "./types.ts";
+import { isSandboxError, type PtySession, readFilesOf, type Sandbox } from "./types.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -195,6 +195,41 @@ export function describeSandboxContract(name: string, create: () => Promise<Sand
         await sandbox.symlink("/nowhere/at/all", w("dangling"));
         expect((await sandbox.lstat(w("dangling"))).type).toBe("symlink");
         await expectCode(sandbox.stat(w("dangling")), "ENOENT");
+      });
+
+      it("reads many files at once as stat and readFile give them one by one, null where they fail", async () => {
+        const { sandbox, w } = await setup();
+        await sandbox.writeFile(w("a.txt"), "héllo\n");
+        await sandbox.mkdir(w("d"));
+        await sandbox.writeFile(w("d/b.bin"), new Uint8Array([0, 255, 1]));
+        await sandbox.symlink("d", w("linked"));
+        await sandbox.symlink("a.txt", w("to-a"));
+        await sandbox.symlink("missing", w("dangling"));
+        const paths = [
+          "a.txt",
+          "d/b.bin",
+          "linked/b.bin",
+          "to-a",
+          "d",
+          "dangling",
+          "nope",
+          "a.txt/x",
+          "d/../a.txt",
+        ].map(w);
+        const read = await readFilesOf(sandbox, paths);
+        expect(read).toHaveLength(paths.length);
+        for (const [index, path] of paths.entries()) {
+          const expected = await sandbox
+            .stat(path)
+            .then(async (stat) => ({ stat, data: await sandbox.readFile(path) }))
+            .catch(() => null);
+          expect(read[index], path).toEqual(expected);
+        }
+        expect(read.slice(4, 8).every((file) => file === null)).toBe(true);
+        expect(text(read[8]!.data)).toBe("héllo\n");
+        // A copy, as readFile's.
+        read[0]!.data[0] = 120;
+        expect(text(await sandbox.readFile(w("a.txt")))).toBe("héllo\n");
       });
 
       it("refuses readlink on a regular file", async () => {

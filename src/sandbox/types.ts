@@ -101,6 +101,12 @@ export interface PtySession {
   exitCode(): number | null;
 }
 
+/** A file's stat and its bytes (a copy), read together. */
+export interface FileWithStat {
+  stat: FileStat;
+  data: Uint8Array;
+}
+
 /** One entry of a workspace snapshot; `path` is relative to the workspace root, "/"-separated. */
 export type SnapshotEntry =
   | { path: string; type: "directory"; mode?: number }
@@ -137,6 +143,12 @@ export interface Sandbox {
   readonly capabilities: SandboxCapabilities;
 
   readFile(path: string): Promise<Uint8Array>;
+  /**
+   * stat and readFile of many files in one call (symlinks followed), in the order asked, null where
+   * either would fail: a search's first pass over thousands of files pays one call, not two per file.
+   * Optional: without it, callers stat and read file by file (readFilesOf).
+   */
+  readFiles?(paths: readonly string[]): Promise<(FileWithStat | null)[]>;
   /** Creates or replaces a file; the parent directory must exist. */
   writeFile(path: string, data: Uint8Array | string): Promise<void>;
   readdir(path: string): Promise<DirEntry[]>;
@@ -211,5 +223,23 @@ export function isSandboxError(error: unknown, code?: SandboxErrorCode): error i
     error !== null &&
     (error as { name?: unknown }).name === "SandboxError" &&
     (code === undefined || (error as { code?: unknown }).code === code)
+  );
+}
+
+/** Sandbox.readFiles where the backend has it, else stat and readFile per file. */
+export async function readFilesOf(
+  sandbox: Sandbox,
+  paths: readonly string[],
+): Promise<(FileWithStat | null)[]> {
+  if (sandbox.readFiles) return sandbox.readFiles(paths);
+  return Promise.all(
+    paths.map(async (path) => {
+      try {
+        const stat = await sandbox.stat(path);
+        return { stat, data: await sandbox.readFile(path) };
+      } catch {
+        return null;
+      }
+    }),
   );
 }

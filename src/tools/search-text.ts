@@ -1,5 +1,6 @@
 import { ToolFailure } from "../core/errors.ts";
 import type { ToolContext } from "../core/profile.ts";
+import { readFilesOf } from "../sandbox/types.ts";
 import type { GlobTest } from "./glob.ts";
 import { compileLineMatcher } from "./rust-regex.ts";
 import { decodeText, textLines } from "./text.ts";
@@ -58,8 +59,10 @@ export async function searchText(context: ToolContext, options: SearchOptions): 
   };
 
   const lowerLiteral = matcher.lowerLiteral;
+  let checked = 0;
   for (const { path, relative, file } of await searchableTexts(context, options)) {
-    if (context.signal.aborted) break;
+    // Reading the stop signal costs a clock read and shared memory: every 64 files is soon enough.
+    if ((checked++ & 63) === 0 && context.signal.aborted) break;
     if (!include(relative)) continue;
     const text = file?.text ?? null;
     if (text === null) continue;
@@ -135,59 +138,81 @@ async function searchableTexts(
   if (!fresh) {
     const files = await searchableFiles(context, options);
     files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const stale: { path: string; size: number; mtimeMs: number; ino: number }[] = [];
-    for (const { path } of files) {
-      const stat = await sandbox.stat(`${sandbox.workspaceRoot}/${path}`);
-      const record = known.get(path);
-      if (
-        !record ||
-        record.size !== stat.size ||
-        record.mtimeMs !== stat.mtimeMs ||
-        record.ino !== stat.ino
-      ) {
-        stale.push({ path, size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino ?? -1 });
-      }
-    }
     const seen = new Set(files.map(({ path }) => path));
     const under = options.root === "" ? "" : `${options.root}/`;
     for (const path of known.keys()) {
       if ((path.startsWith(under) || path === options.root) && !seen.has(path)) known.delete(path);
     }
-    const contents = await Promise.all(
-      stale.map(({ path }) => sandbox.readFile(`${sandbox.workspaceRoot}/${path}`)),
-    );
-    const read = new Map<string, KnownFile>();
-    for (const [index, { path, ...stat }] of stale.entries()) {
-      const file = { ...stat, text: decodeText(contents[index]!) };
-      read.set(path, file);
+    // Nothing kept yet (the first search): stat and read every file in one call, no stat pass first.
+    const stale = known.size === 0 ? files.map(({ path }) => path) : await staleFiles(context, files, known);
+    const read = await readKnownFiles(context, stale);
+    for (const path of stale) if (!read.has(path)) known.delete(path);
+    for (const [path, file] of read) {
       // Past the cap a text is used for this search only, and read again by the next.
       if (known.size < MAX_KNOWN_FILES) known.set(path, file);
     }
     listing = { changes: undefined, files };
     listings.set(key, listing);
     // Counted before the walk; and only a listing whose every text is kept may skip the next walk.
-    if (!context.signal.aborted && read.size === stale.filter(({ path }) => known.has(path)).length) {
+    if (!context.signal.aborted && stale.every((path) => known.has(path) || !read.has(path))) {
       listing.changes = changes;
     }
     return files.map((entry) => ({ ...entry, file: known.get(entry.path) ?? read.get(entry.path) }));
   }
   // A text another search let go of (its listing pruned it, or the cap) is read again.
-  const out: { path: string; relative: string; file: KnownFile | undefined }[] = [];
-  for (const entry of listing!.files) {
-    let file = known.get(entry.path);
-    if (!file) {
-      const absolute = `${sandbox.workspaceRoot}/${entry.path}`;
-      const stat = await sandbox.stat(absolute).catch(() => null);
-      const bytes = stat ? await sandbox.readFile(absolute).catch(() => null) : null;
-      file =
-        stat && bytes
-          ? { size: stat.size, mtimeMs: stat.mtimeMs, ino: stat.ino ?? -1, text: decodeText(bytes) }
-          : undefined;
-      if (file && known.size < MAX_KNOWN_FILES) known.set(entry.path, file);
+  const missing = listing!.files.filter(({ path }) => !known.has(path)).map(({ path }) => path);
+  const read = missing.length > 0 ? await readKnownFiles(context, missing) : new Map<string, KnownFile>();
+  for (const [path, file] of read) if (known.size < MAX_KNOWN_FILES) known.set(path, file);
+  return listing!.files.map((entry) => ({ ...entry, file: known.get(entry.path) ?? read.get(entry.path) }));
+}
+
+/** The files whose kept text is of another version than the one there now (or not kept). */
+async function staleFiles(
+  context: ToolContext,
+  files: readonly { path: string }[],
+  known: Map<string, KnownFile>,
+): Promise<string[]> {
+  const sandbox = context.sandbox;
+  const stale: string[] = [];
+  for (const { path } of files) {
+    const record = known.get(path);
+    const stat = record ? await sandbox.stat(`${sandbox.workspaceRoot}/${path}`).catch(() => null) : null;
+    if (
+      !record ||
+      !stat ||
+      record.size !== stat.size ||
+      record.mtimeMs !== stat.mtimeMs ||
+      record.ino !== (stat.ino ?? -1)
+    ) {
+      stale.push(path);
     }
-    out.push({ ...entry, file });
   }
-  return out;
+  return stale;
+}
+
+/** Stats, reads and decodes files (workspace-relative paths); one that vanished meanwhile is left out. */
+async function readKnownFiles(
+  context: ToolContext,
+  paths: readonly string[],
+): Promise<Map<string, KnownFile>> {
+  const root = context.sandbox.workspaceRoot;
+  const contents = await readFilesOf(
+    context.sandbox,
+    paths.map((path) => `${root}/${path}`),
+  );
+  const read = new Map<string, KnownFile>();
+  for (let index = 0; index < paths.length; index++) {
+    const content = contents[index];
+    if (!content) continue;
+    const { stat, data } = content;
+    read.set(paths[index]!, {
+      size: stat.size,
+      mtimeMs: stat.mtimeMs,
+      ino: stat.ino ?? -1,
+      text: decodeText(data),
+    });
+  }
+  return read;
 }
 
 async function searchableFiles(

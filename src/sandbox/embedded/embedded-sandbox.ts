@@ -7,6 +7,7 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileStat,
+  type FileWithStat,
   type PtyOptions,
   type PtySession,
   type Sandbox,
@@ -125,6 +126,12 @@ export class EmbeddedSandbox implements Sandbox {
   async readFile(path: string): Promise<Uint8Array> {
     const bytes = await withFsErrors(path, () => this.fs.readFileBuffer(path));
     return bytes.slice();
+  }
+
+  async readFiles(paths: readonly string[]): Promise<(FileWithStat | null)[]> {
+    return (await this.fs.readFilesWithStats(paths)).map((file) =>
+      file ? { stat: toFileStat(file.stat), data: file.data } : null,
+    );
   }
 
   async writeFile(path: string, data: Uint8Array | string): Promise<void> {

@@ -99,6 +99,8 @@ function isNormalized(path: string): boolean {
   );
 }
 
+const textEncoder = new TextEncoder();
+
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
@@ -171,6 +173,55 @@ export class RecordingFs extends InMemoryFs {
     } catch {
       return null;
     }
+  }
+
+  /**
+   * stat and readFileBuffer of many files (symlinks followed), null where either would fail; the
+   * bytes are a copy. A stored file is answered from its entry: no call, check and thrown error per
+   * path (a search's first pass over 2,000 files spent most of its time there).
+   */
+  async readFilesWithStats(
+    paths: readonly string[],
+  ): Promise<({ stat: Awaited<ReturnType<InMemoryFs["stat"]>>; data: Uint8Array } | null)[]> {
+    const self = this as unknown as {
+      resolvePathWithSymlinks(path: string): string;
+      identityFor(entry: object): string;
+    };
+    const out: ({ stat: Awaited<ReturnType<InMemoryFs["stat"]>>; data: Uint8Array } | null)[] = [];
+    for (const path of paths) {
+      let entry: MemoryEntry | undefined;
+      if (isNormalized(path)) {
+        try {
+          entry = this.paths.get(self.resolvePathWithSymlinks(path)) as MemoryEntry | undefined;
+        } catch {
+          entry = undefined; // a symlink loop: the slow path below reports it
+        }
+      }
+      if (entry?.type === "file" && "content" in entry) {
+        const data =
+          entry.content instanceof Uint8Array ? entry.content.slice() : textEncoder.encode(entry.content);
+        const stat = {
+          isFile: true,
+          isDirectory: false,
+          isSymbolicLink: false,
+          mode: entry.mode,
+          size: data.length,
+          // As just-bash's stat: an entry without a time is "now".
+          mtime: entry.mtime || new Date(),
+          identity: self.identityFor(entry),
+        };
+        out.push({ stat, data });
+        continue;
+      }
+      // Missing, not a file, read on demand from a mounted folder, or an odd path: as one call would.
+      try {
+        const stat = await this.stat(path);
+        out.push({ stat, data: (await this.readFileBuffer(path)).slice() });
+      } catch {
+        out.push(null);
+      }
+    }
+    return out;
   }
 
   override async readdir(path: string): Promise<string[]> {
