@@ -321,8 +321,9 @@ export function createWorkerApi(
     // Once the calls that were waiting for this API have been taken in (and counted).
     setTimeout(() => startShellWhenIdle(), 0);
     void openStore().catch(() => undefined);
-    // Loaded while the store opens: the first call validates its params with it.
-    void loadValidator().catch(() => undefined);
+    // Made (some 40 ms) while the store opens and the workspace loads, which wait on IndexedDB:
+    // a task of its own, so their first requests leave first. The first call validates with it.
+    setTimeout(() => void loadValidator().catch(() => undefined), 0);
   }
   const current = (): WorkspaceSession => {
     if (!session) throw new Error("No workspace is open yet; call boot() first.");
