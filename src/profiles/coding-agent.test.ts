@@ -687,6 +687,24 @@ describe("safe_shell", () => {
     expect(unlisted.data.suggested_safe_alternative).toMatch(/shell tool/u);
   });
 
+  it("refuses a sed or awk script that writes a file, and runs one that only reads, from the first call", async () => {
+    const { call } = await setup(PROJECT);
+    for (const command of [
+      "sed 's/a/b/w /etc/x' src/app.py",
+      "awk '/def/ { print > \"/etc/x\" }' src/app.py",
+    ])
+      expect(await call("safe_shell", { command }), command).toMatchObject({
+        ok: false,
+        error_code: "COMMAND_BLOCKED",
+        data: { blocked: true },
+      });
+    for (const command of ["sed -n '/def/p' src/app.py", "awk '/def/ { print $2 }' src/app.py"])
+      expect(await call("safe_shell", { command }), command).toMatchObject({
+        ok: true,
+        data: { blocked: false, exit_code: 0 },
+      });
+  });
+
   it("resolves paths from its cwd: a write that climbs out of the workspace is refused, one inside runs", async () => {
     const { call, read } = await setup(PROJECT);
     const outside = await call("safe_shell", { command: "touch ../../escaped", cwd: "src" });

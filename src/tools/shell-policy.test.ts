@@ -1,5 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadLinearEngine } from "../sandbox/embedded/commands/regex/linear.ts";
 import { checkCommand } from "./shell-policy.ts";
+
+// safe_shell's guard loads the regex engine before it checks (sed and awk scripts compile on it).
+beforeAll(loadLinearEngine);
 
 /** Every refusal fills all four fields. */
 function expectBlocked(command: string, pattern?: string | RegExp) {

@@ -102,8 +102,12 @@ const safeShell: AnyTool = {
   deadlineMs: (params: ShellParams) => params.timeout_sec * 1000,
   pathParams: ["cwd"],
   async guard(params: ShellParams, { sandbox }) {
-    // The policy parses with the shell's parser, loaded with the shell, not before the first call.
-    const { checkCommand } = await import("../../tools/shell-policy.ts");
+    // The policy parses with the shell's parser, loaded with the shell, not before the first call;
+    // sed and awk scripts are parsed with their regexes, which compile on Rust's engine.
+    const [{ checkCommand }] = await Promise.all([
+      import("../../tools/shell-policy.ts"),
+      import("../../sandbox/embedded/commands/regex/linear.ts").then((linear) => linear.loadLinearEngine()),
+    ]);
     const root = sandbox.workspaceRoot;
     const cwd = params.cwd
       ? `${root}/${normalizeWorkspacePath(params.cwd, root, "cwd")}`.replace(/\/$/u, "")

@@ -317,7 +317,14 @@ const sed: CommandCheck = (command, analysis) => {
     try {
       checkSedExpression(script.value);
     } catch (error) {
-      if (!isToolFailure(error) || error.code !== "command_blocked") continue; // sed reports its own syntax errors
+      if (isToolFailure(error) && error.code === "invalid_params") continue; // sed reports its own syntax errors
+      if (!isToolFailure(error) || error.code !== "command_blocked") {
+        analysis.refuse(
+          "unseen",
+          `\`${command.text}\` has a sed script safe_shell could not check (${(error as Error).message}).`,
+        );
+        continue;
+      }
       const construct = String(error.details?.construct ?? "");
       if (/the [rR] command/u.test(construct)) continue; // reading a file harms nothing
       analysis.refuse(
@@ -359,6 +366,12 @@ const awk: CommandCheck = (command, analysis) => {
             `\`${command.text}\` uses ${construct}, which writes files or runs commands safe_shell cannot check.`,
             `awk ${construct}`,
           );
+      } else if (!isToolFailure(error) || error.code !== "invalid_params") {
+        // Only a syntax error (awk reports it itself) is let through: a check that broke refuses.
+        analysis.refuse(
+          "unseen",
+          `\`${command.text}\` has an awk program safe_shell could not check (${(error as Error).message}).`,
+        );
       }
     }
   }
