@@ -52,18 +52,17 @@ describe("embedded node isolation", () => {
     const bash = new Bash({
       fs: new InMemoryFs(),
       cwd: "/",
-      customCommands: createNodeCommands({ timeoutMs: 20_000 }),
+      // A deadline far past the output limit, so only the limit can stop it (its message says which).
+      customCommands: createNodeCommands({ timeoutMs: 120_000 }),
       executionLimits: { maxOutputSize: 1024 * 1024 },
     });
-    const started = Date.now();
     const result = await bash.exec(`node -e "for (;;) console.log('spam')"`);
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toContain("more output than the shell keeps");
     expect(result.stdout.length).toBeLessThanOrEqual(512 * 1024);
     expect(result.stdout.startsWith("spam\nspam\n")).toBe(true);
     expect((await bash.exec(`node -p "'next'"`)).stdout).toBe("next\n");
-  });
+  }, 150_000);
 
   it("fails a 1 GB allocation with a clear error, then runs the next command", async () => {
     const bash = shell();
