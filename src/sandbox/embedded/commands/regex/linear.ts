@@ -179,8 +179,8 @@ export function linearRegex(re: PosixRegex): LinearRegex | null {
     const literal = requiredLiteral(plain);
     const prefilter = literalPrefilter(literal, re.options.ignoreCase !== true);
     // A pattern that is only a literal (-F, a word) needs no engine to say whether a line holds it.
-    const exact = prefilter !== null && plain.kind["@variant"] === "Literal";
-    result = makeLinear(re, rust, prefilter, exact);
+    const exact = prefilter !== null && literal !== null && plain.kind["@variant"] === "Literal";
+    result = makeLinear(re, rust, prefilter, exact ? literal : null);
   }
   compiled.set(re, result);
   return result;
@@ -289,11 +289,27 @@ function makeLinear(
   re: PosixRegex,
   rust: RRegexLike,
   prefilter: { test(text: string): boolean } | null,
-  exact: boolean,
+  exact: string | null,
 ): LinearRegex {
   const offsets = new Offsets();
   const wordy = usesWordAssertions(re.tree);
   const rustDisagrees = (text: string) => wordy && RUST_ONLY_WORD.test(text);
+  // A literal pattern is found by JavaScript's own search (the prefilter's, ASCII when (?i)).
+  const literalRegex =
+    exact !== null && re.options.ignoreCase ? new RegExp((prefilter as RegExp).source, "giu") : null;
+  const findLiteral =
+    exact === null
+      ? null
+      : literalRegex
+        ? (text: string, from: number) => {
+            literalRegex.lastIndex = from;
+            const found = literalRegex.exec(text);
+            return found ? { index: found.index, end: found.index + found[0].length } : null;
+          }
+        : (text: string, from: number) => {
+            const index = text.indexOf(exact, from);
+            return index < 0 ? null : { index, end: index + exact.length };
+          };
   const span = width(re.tree);
   // A pattern that never matches empty can take its matches from one list (Rust's iteration skips
   // empty matches that touch the previous one); one of fixed width needs no walk for its end.
@@ -319,7 +335,7 @@ function makeLinear(
   return {
     test(text) {
       if (prefilter && !prefilter.test(text)) return false;
-      if (exact) return true;
+      if (exact !== null) return true;
       if (rustDisagrees(text)) {
         const walked = searchLongest(re, text, 0);
         if (walked === undefined)
@@ -329,6 +345,7 @@ function makeLinear(
       return rust.isMatch(text);
     },
     search(text, from) {
+      if (findLiteral) return findLiteral(text, from);
       if (rustDisagrees(text)) {
         const walked = searchLongest(re, text, from);
         if (walked === undefined)
@@ -365,16 +382,25 @@ export function execPosix(re: PosixRegex, text: string, from: number): PosixMatc
   if (!linear) return execBacktracking(re, text, from);
   const found = linear.search(text, from);
   if (!found) return null;
-  const { index, end } = found;
-  let groups: (string | undefined)[] | undefined;
-  return {
-    index,
-    end,
-    get groups() {
-      groups ??= re.groupCount === 0 ? [text.slice(index, end)] : groupsAt(re, text, index, end);
-      return groups;
-    },
-  };
+  return new FoundMatch(re, text, found.index, found.end);
+}
+
+/** A match whose groups are read on first use (a class: its getter costs nothing per match). */
+class FoundMatch implements PosixMatch {
+  private read: (string | undefined)[] | undefined;
+  constructor(
+    private readonly re: PosixRegex,
+    private readonly text: string,
+    readonly index: number,
+    readonly end: number,
+  ) {}
+  get groups(): (string | undefined)[] {
+    this.read ??=
+      this.re.groupCount === 0
+        ? [this.text.slice(this.index, this.end)]
+        : groupsAt(this.re, this.text, this.index, this.end);
+    return this.read;
+  }
 }
 
 /** Does the pattern match anywhere in the text? */
