@@ -14,7 +14,7 @@ import { StopBoard } from "../sandbox/stop-signal.ts";
 import type { PtyRead, Sandbox, SnapshotEntry } from "../sandbox/types.ts";
 import { parseSession, type SessionFile } from "../session/format.ts";
 import type { ShareResult } from "../session/share.ts";
-import { AgentHost, type AgentPaneUpdate, type AgentState } from "./agent-host.ts";
+import type { AgentHost, AgentPaneUpdate, AgentState } from "./agent-host.ts";
 import { EDITOR_PROFILE, editorProfile } from "./editor-profile.ts";
 import {
   type LessonComparison,
@@ -490,8 +490,10 @@ export function createWorkerApi(
     const arrived = await arrival;
     const open = current();
     if (!agent) {
+      // The agent (its loop and the providers' adapters) loads with the boot's end, not before the first answer.
+      const { AgentHost } = await import("./agent-host.ts");
       // Called unbound: a browser's fetch throws "Illegal invocation" as another object's method.
-      agent = new AgentHost(requireStore(), options.fetch ?? ((input, init) => fetch(input, init)));
+      agent ??= new AgentHost(requireStore(), options.fetch ?? ((input, init) => fetch(input, init)));
       agent.setListener((update) => void Promise.resolve(agentListener?.(update)).catch(() => undefined));
     }
     await agent.attach(open, arrived.kind, lessonTools());
