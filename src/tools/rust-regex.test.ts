@@ -168,6 +168,41 @@ describe("ripgrep's regex engine in the search tools (Rust regex testdata, ripgr
     expect(newline.error.message).toContain("literal newline");
   });
 
+  it("reads .git/info/exclude and every .gitignore from the root down, searching a subfolder too", async () => {
+    const runtime = await createEmbeddedRuntime({
+      files: {
+        ".git/info/exclude": "excluded.txt\n",
+        ".gitignore": "*.log\n",
+        "src/.gitignore": "gen/\n!keep.log\n",
+        "src/a.txt": "needle\n",
+        "src/excluded.txt": "needle\n",
+        "src/x.log": "needle\n",
+        "src/keep.log": "needle\n",
+        "src/gen/b.txt": "needle\n",
+        "src/deep/.gitignore": "c.txt\n",
+        "src/deep/c.txt": "needle\n",
+        "src/deep/d.txt": "needle\n",
+        "src/deep/e.log": "needle\n",
+        "top.log": "needle\n",
+      },
+    });
+    const context = createToolContext(runtime.sandbox);
+    const search = async (root: string) =>
+      (
+        await searchText(context, {
+          root,
+          pattern: "needle",
+          regex: false,
+          caseSensitive: true,
+          maxMatches: 10,
+        })
+      ).filesWithMatches;
+    const expected = ["src/a.txt", "src/deep/d.txt", "src/keep.log"];
+    expect(await search("")).toEqual(expected);
+    expect(await search("src")).toEqual(expected);
+    expect(await search("src/deep")).toEqual(["src/deep/d.txt"]);
+  });
+
   it("keeps texts right between searches with different walks (gitignored files in one, not the other)", async () => {
     const runtime = await createEmbeddedRuntime({
       files: { ".gitignore": "ignored.txt\n", "ignored.txt": "needle\n", "kept.txt": "needle\n" },

@@ -54,11 +54,6 @@ export interface LineMatcher {
   test(line: string): boolean;
   /** False when no line of this text can match (a required literal is missing, or the whole text does not match). */
   mayMatch(text: string): boolean;
-  /**
-   * When set, a text whose lower case (String.toLowerCase) lacks this cannot match: a cheaper first
-   * test over a kept lower-case copy (only for literals where lower-casing can lose no match).
-   */
-  lowerLiteral?: string;
 }
 
 export interface PatternOptions {
@@ -127,11 +122,7 @@ export async function compileLineMatcher(pattern: string, options: PatternOption
   // Literal text needs no engine (nor its load) when JavaScript compares it exactly as (?i) would.
   const literal =
     options.regex || pattern.includes("\n") ? null : literalPrefilter(pattern, options.caseSensitive);
-  if (literal) {
-    const lower =
-      !options.caseSensitive && !/s/iu.test(pattern) ? { lowerLiteral: pattern.toLowerCase() } : {};
-    return { test: literal.test.bind(literal), mayMatch: literal.test.bind(literal), ...lower };
-  }
+  if (literal) return { test: literal.test.bind(literal), mayMatch: literal.test.bind(literal) };
   const module = engine ?? (await loadRustRegex());
   const body = options.regex ? pattern : module.escape(pattern);
   const flags = options.caseSensitive ? "" : "(?i)";
@@ -161,20 +152,13 @@ export async function compileLineMatcher(pattern: string, options: PatternOption
   const plain = options.caseSensitive ? hir : compile(module, body, pattern).syntax();
   const required = requiredLiteral(plain);
   const prefilter = literalPrefilter(required, options.caseSensitive);
-  // toLowerCase maps every case variant of an ASCII letter to it, except ſ (which (?i) matches to s).
-  const lowerLiteral =
-    prefilter && required && !options.caseSensitive && !/s/iu.test(required)
-      ? { lowerLiteral: required.toLowerCase() }
-      : {};
   // A pattern that is only a literal needs no engine at all: the prefilter is the exact answer.
   if (prefilter && plain.kind["@variant"] === "Literal")
     return {
       test: prefilter.test.bind(prefilter),
       mayMatch: prefilter.test.bind(prefilter),
-      ...lowerLiteral,
     };
   return {
-    ...lowerLiteral,
     test: (text) => (!prefilter || prefilter.test(text)) && line.isMatch(text),
     // With a literal, lines without it never reach the engine, so the literal alone rules files
     // out; without one, a single pass of the whole file does (the engine costs per call).

@@ -58,7 +58,6 @@ export async function searchText(context: ToolContext, options: SearchOptions): 
     filesWithMatches: [],
   };
 
-  const lowerLiteral = matcher.lowerLiteral;
   let checked = 0;
   for (const { path, relative, file } of await searchableTexts(context, options)) {
     // Reading the stop signal costs a clock read and shared memory: every 64 files is soon enough.
@@ -67,10 +66,6 @@ export async function searchText(context: ToolContext, options: SearchOptions): 
     const text = file?.text ?? null;
     if (text === null) continue;
     result.filesSearched++;
-    if (lowerLiteral !== undefined) {
-      file!.lower ??= text.toLowerCase();
-      if (!file!.lower.includes(lowerLiteral)) continue;
-    }
     if (!matcher.mayMatch(text)) continue;
     file!.lines ??= textLines(text);
     const lines = file!.lines;
@@ -112,7 +107,6 @@ interface KnownFile {
   text: string | null;
   /** Made when first needed, and kept with the text. */
   lines?: string[];
-  lower?: string;
 }
 interface Listing {
   changes: number | undefined;

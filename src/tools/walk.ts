@@ -48,10 +48,12 @@ export async function* walkWorkspace(
   while (pending.length > 0) {
     const folder = options.breadthFirst ? pending.shift()! : pending.pop()!;
     if (options.signal?.aborted) return;
-    if (rules && folder.path !== start) await rules.enter(folder.path);
     const children = (await sandbox.readdir(folder.path === "" ? root : `${root}/${folder.path}`)).sort(
       byName,
     );
+    // Only a folder that lists a .gitignore has one: no failed read (and its thrown error) per folder.
+    if (rules && folder.path !== start && children.some((child) => child.name === ".gitignore"))
+      await rules.enter(folder.path);
     const subfolders: { path: string; depth: number }[] = [];
     for (const child of children) {
       if (options.skipHidden && child.name.startsWith(".")) continue;
@@ -82,13 +84,15 @@ export class GitignoreRules {
   /** Loads .git/info/exclude and every .gitignore from the root down to `start`. */
   static async load(sandbox: Sandbox, start = ""): Promise<GitignoreRules> {
     const rules = new GitignoreRules(sandbox);
-    const exclude = await readText(sandbox, `${sandbox.workspaceRoot}/.git/info/exclude`);
-    if (exclude) rules.scopes.push({ base: "", rules: ignore().add(exclude) });
-    await rules.enter("");
+    if (await listed(sandbox, ".git/info/exclude")) {
+      const exclude = await readText(sandbox, `${sandbox.workspaceRoot}/.git/info/exclude`);
+      if (exclude) rules.scopes.push({ base: "", rules: ignore().add(exclude) });
+    }
     let prefix = "";
-    for (const segment of start.split("/").filter(Boolean)) {
+    for (const segment of ["", ...start.split("/").filter(Boolean)]) {
       prefix = prefix === "" ? segment : `${prefix}/${segment}`;
-      await rules.enter(prefix);
+      if (await listed(sandbox, prefix === "" ? ".gitignore" : `${prefix}/.gitignore`))
+        await rules.enter(prefix);
     }
     return rules;
   }
@@ -111,6 +115,20 @@ export class GitignoreRules {
     }
     return ignored;
   }
+}
+
+/**
+ * Whether each folder on the way lists the next name: a missing file is found out by listings, not
+ * by a failed read (whose thrown error costs more than the listing).
+ */
+async function listed(sandbox: Sandbox, path: string): Promise<boolean> {
+  let folder = sandbox.workspaceRoot;
+  for (const name of path.split("/")) {
+    const entries = await sandbox.readdir(folder).catch(() => []);
+    if (!entries.some((entry) => entry.name === name)) return false;
+    folder = `${folder}/${name}`;
+  }
+  return true;
 }
 
 async function readText(sandbox: Sandbox, path: string): Promise<string | null> {

@@ -188,14 +188,25 @@ export class RecordingFs extends InMemoryFs {
       identityFor(entry: object): string;
     };
     const out: ({ stat: Awaited<ReturnType<InMemoryFs["stat"]>>; data: Uint8Array } | null)[] = [];
+    // Each folder's symlinks are resolved once, not once per file in it.
+    const folders = new Map<string, string | null>();
+    const stored = (path: string) => Map.prototype.get.call(this.paths, path) as MemoryEntry | undefined;
     for (const path of paths) {
       let entry: MemoryEntry | undefined;
-      if (isNormalized(path)) {
-        try {
-          entry = this.paths.get(self.resolvePathWithSymlinks(path)) as MemoryEntry | undefined;
-        } catch {
-          entry = undefined; // a symlink loop: the slow path below reports it
+      const slash = path.lastIndexOf("/");
+      if (slash >= 0 && isNormalized(path)) {
+        const folder = slash === 0 ? "/" : path.slice(0, slash);
+        let real = folders.get(folder);
+        if (real === undefined) {
+          try {
+            real = self.resolvePathWithSymlinks(folder);
+          } catch {
+            real = null; // a symlink loop: the slow path below reports it
+          }
+          folders.set(folder, real);
         }
+        // Not loaded yet from a mounted folder, or a symlink: the slow path below.
+        if (real !== null) entry = stored(`${real === "/" ? "" : real}${path.slice(slash)}`);
       }
       if (entry?.type === "file" && "content" in entry) {
         const data =
