@@ -17,7 +17,10 @@ export interface PosixRegexOptions {
   awk?: boolean;
   /** sed: \n \t \f \v \a \r \dNNN \oNNN \xHH \cX stand for characters. */
   charEscapes?: boolean;
-  /** GNU sed -E (glibc regcomp): a quantifier with nothing before it and a "{" that starts no interval are errors, not literals. */
+  /**
+   * GNU sed (glibc regcomp): in ERE, a quantifier with nothing to repeat (first, or after an
+   * anchor) and a "{" that starts no interval are errors, not literals; in BRE, such a "\{" is.
+   */
   strictEre?: boolean;
   /** grep -w: the match must not touch a word character on either side. */
   wholeWord?: boolean;
@@ -154,7 +157,7 @@ class Parser {
   private i = 0;
   groups = 0;
   backrefs = false;
-  private readonly closed = new Set<number>();
+  private closed = new Set<number>();
   private readonly basic: boolean;
 
   constructor(
@@ -162,7 +165,11 @@ class Parser {
     private readonly options: PosixRegexOptions,
   ) {
     this.basic = options.dialect === "basic";
+    this.anchorsUnquantified = this.basic || options.strictEre === true || options.awk === true;
   }
+
+  /** A quantifier after an anchor starts an expression (GNU grep -E alone quantifies the anchor, as its dfa does). */
+  private readonly anchorsUnquantified: boolean;
 
   parse(): RegexNode {
     const alternatives = this.alternation(0);
@@ -184,11 +191,17 @@ class Parser {
   }
 
   private alternation(depth: number): RegexNode[][] {
+    // glibc: a back-reference names a group closed before it in its own alternative.
+    const initial = new Set(this.closed);
+    const accumulated = new Set(this.closed);
     const alternatives: RegexNode[][] = [this.sequence(depth)];
     while (this.atAlternation()) {
       this.i += this.basic ? 2 : 1;
+      for (const group of this.closed) accumulated.add(group);
+      this.closed = new Set(initial);
       alternatives.push(this.sequence(depth));
     }
+    for (const group of accumulated) this.closed.add(group);
     return alternatives;
   }
 
@@ -196,14 +209,11 @@ class Parser {
     const nodes: RegexNode[] = [];
     const start = this.i;
     while (this.i < this.src.length && !this.atAlternation() && !this.atClose(depth)) {
-      const afterAnchor = nodes.length === 1 && nodes[0]!.type === "assert" && nodes[0]!.kind === "^";
-      const atom = this.atom(
-        depth,
-        this.i === start || ((this.basic || this.options.strictEre === true) && afterAnchor),
-      );
+      const afterAnchor = this.anchorsUnquantified && nodes.at(-1)?.type === "assert";
+      const atom = this.atom(depth, this.i === start, this.i === start || afterAnchor);
       if (atom === null) continue;
-      // BRE: "^*" is an anchor and a literal star.
-      if (this.basic && atom.type === "assert" && atom.kind === "^") nodes.push(atom);
+      // glibc (BRE, sed -E) and gawk quantify no anchor: "^*", "\>*" are an anchor and a literal star.
+      if (this.anchorsUnquantified && atom.type === "assert") nodes.push(atom);
       else nodes.push(this.quantifiers(atom));
     }
     return nodes;
@@ -285,8 +295,11 @@ class Parser {
     return [low, high];
   }
 
-  /** One atom, or null for something that produced nothing (an ignored leading quantifier). */
-  private atom(depth: number, first: boolean): RegexNode | null {
+  /**
+   * One atom, or null for something that produced nothing (an ignored leading quantifier).
+   * `first`: at the start of an expression; `bare`: there or after an anchor, where a quantifier has nothing to repeat.
+   */
+  private atom(depth: number, first: boolean, bare: boolean): RegexNode | null {
     const c = this.src[this.i]!;
     const start = this.i;
     if (c === "^") {
@@ -305,21 +318,25 @@ class Parser {
     if (
       !this.basic &&
       this.options.strictEre &&
-      first &&
+      bare &&
       (c === "*" || c === "+" || c === "?" || c === "{")
     ) {
       throw new RegexSyntaxError("Invalid preceding regular expression", this.i);
     }
-    if (c === "*" && first) {
+    if (c === "*" && bare) {
       this.i++;
-      // BRE: a leading * is literal; ERE (GNU): a leading * is ignored.
-      return this.basic ? { type: "char", char: "*" } : null;
+      // BRE and gawk: a leading * is literal; ERE (GNU grep): a leading * is ignored.
+      return this.basic || this.options.awk ? { type: "char", char: "*" } : null;
     }
-    if (!this.basic && (c === "+" || c === "?") && first) {
+    if (!this.basic && (c === "+" || c === "?" || c === "{") && bare && this.options.awk) {
+      this.i++;
+      return { type: "char", char: c };
+    }
+    if (!this.basic && (c === "+" || c === "?") && bare) {
       this.i++;
       return null;
     }
-    if (!this.basic && c === "{" && first) {
+    if (!this.basic && c === "{" && bare) {
       const save = this.i;
       const interval = this.interval();
       if (interval !== null) return null;
@@ -335,7 +352,7 @@ class Parser {
       this.i++;
       return this.group(depth, start);
     }
-    if (c === "\\") return this.escape(depth, first);
+    if (c === "\\") return this.escape(depth, bare);
     const char = String.fromCodePoint(this.src.codePointAt(this.i)!);
     this.i += char.length;
     return { type: "char", char };
@@ -351,13 +368,17 @@ class Parser {
     return { type: "group", capture, alternatives };
   }
 
-  private escape(depth: number, first: boolean): RegexNode | null {
+  private escape(depth: number, bare: boolean): RegexNode | null {
     const start = this.i;
     const next = this.src[this.i + 1];
     if (next === undefined) throw new RegexSyntaxError("Trailing backslash", start);
     this.i += 2;
     if (this.basic && next === "(") return this.group(depth, start);
-    if (this.basic && next === "{" && first) return { type: "char", char: "{" };
+    if (this.basic && next === "{" && bare) {
+      // GNU sed (glibc's POSIX syntax) refuses an interval with nothing to repeat; GNU grep reads a "{".
+      if (this.options.strictEre) throw new RegexSyntaxError("Invalid preceding regular expression", start);
+      return { type: "char", char: "{" };
+    }
     if (this.basic && next === "}") return { type: "char", char: "}" };
     if (/[1-9]/u.test(next)) {
       const group = Number(next);
@@ -447,7 +468,7 @@ class Parser {
     let firstItem = true;
     const unmatched = () => new RegexSyntaxError("Unmatched [, [^, [:, [., or [=", open);
     /** One element: a character (possibly a collating element) or null for a class. */
-    const element = (): { char: string } | { body: string } => {
+    const element = (): { char: string; equivalence?: boolean } | { body: string } => {
       const c = this.src[this.i];
       if (c === undefined) throw unmatched();
       if (c === "[" && /[:=.]/u.test(this.src[this.i + 1] ?? "")) {
@@ -464,8 +485,11 @@ class Parser {
             this.options.ignoreCase && (name === "upper" || name === "lower") ? CLASSES.alpha! : body;
           return { body: cased };
         }
-        if ([...name].length !== 1) throw new RegexSyntaxError("Invalid collation character", open);
-        return { char: name };
+        // glibc's C.UTF-8 names no collating element past ASCII.
+        if ([...name].length !== 1 || name.codePointAt(0)! > 0x7f) {
+          throw new RegexSyntaxError("Invalid collation character", open);
+        }
+        return kind === "=" ? { char: name, equivalence: true } : { char: name };
       }
       if (c === "\\" && this.options.charEscapes && !this.options.awk) {
         // GNU sed reads \n \t \f \v \a \r \d \o \x \c in a bracket too; other backslashes are literal.
@@ -499,17 +523,26 @@ class Parser {
       }
       firstItem = false;
       const from = element();
+      // glibc: a "-" after a class or a range (not last) starts a range from it, which cannot be.
+      const dashAfter = () =>
+        this.src[this.i] === "-" && this.src[this.i + 1] !== "]" && this.src[this.i + 1] !== undefined;
       if ("body" in from) {
+        if (dashAfter()) throw new RegexSyntaxError("Invalid range end", open);
         parts.push(from.body);
         continue;
       }
       if (this.src[this.i] === "-" && this.src[this.i + 1] !== "]" && this.src[this.i + 1] !== undefined) {
         this.i++;
         const to = element();
-        if ("body" in to) throw new RegexSyntaxError("Invalid range end", open);
+        if ("body" in to || from.equivalence || to.equivalence) throw new RegexSyntaxError("Invalid range end", open);
+        // glibc (grep, sed) in C.UTF-8 has no collation order for a range past ASCII; gawk ranges by code point.
+        if (!this.options.awk && (from.char.codePointAt(0)! > 0x7f || to.char.codePointAt(0)! > 0x7f)) {
+          throw new RegexSyntaxError("Invalid collation character", open);
+        }
         if (to.char.codePointAt(0)! < from.char.codePointAt(0)!) {
           throw new RegexSyntaxError("Invalid range end", open);
         }
+        if (dashAfter()) throw new RegexSyntaxError("Invalid range end", open);
         parts.push(`${literal(from.char)}-${literal(to.char)}`);
         continue;
       }
