@@ -5,6 +5,8 @@
  * AwkSyntaxError naming the line and column, shown as gawk shows it (the line, then a caret).
  */
 
+import { compilePosixRegex, RegexSyntaxError } from "../regex/posix-regex.ts";
+
 export class AwkSyntaxError extends Error {
   constructor(
     readonly reason: string,
@@ -862,9 +864,18 @@ class Parser {
       case "string":
         this.k++;
         return { type: "str", value: token.value as string };
-      case "regex":
+      case "regex": {
         this.k++;
-        return { type: "regex", source: token.value as string };
+        const source = token.value as string;
+        // gawk compiles a regex literal with the program: a malformed one is an error before any input.
+        try {
+          compilePosixRegex(source, { dialect: "extended", awk: true });
+        } catch (error) {
+          if (error instanceof RegexSyntaxError) this.failAt(`${error.gnuMessage}: /${source}/`, token.at);
+          throw error;
+        }
+        return { type: "regex", source };
+      }
       case "funcName": {
         this.k++;
         this.expect("(");

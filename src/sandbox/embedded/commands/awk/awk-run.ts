@@ -208,6 +208,8 @@ class Interpreter {
     const begins = rules.filter((rule) => rule.kind === "begin");
     const mains = rules.filter((rule) => rule.kind === "main");
     const ends = rules.filter((rule) => rule.kind === "end");
+    // gawk compiles FS as it is set: a malformed -F regex is fatal before BEGIN.
+    this.checkFieldSeparator(this.toStr(this.getVar("FS")));
     try {
       for (const rule of begins) this.statements(rule.action!);
       if (mains.length > 0 || ends.length > 0) {
@@ -442,6 +444,11 @@ class Interpreter {
     return pieces;
   }
 
+  /** Compiles FS now when split() would read it as a regex: RegexSyntaxError when malformed. */
+  private checkFieldSeparator(fs: string): void {
+    if (fs !== " " && fs !== "" && !(fs.length === 1 && fs !== "\\")) this.regex(fs);
+  }
+
   private getField(index: number): Scalar {
     if (index < 0) throw new AwkFatal(`cmd. line:1: fatal: attempt to access field ${index}`);
     if (index === 0) return new StrNum(this.record);
@@ -521,7 +528,10 @@ class Interpreter {
       return;
     }
     // A new FS applies from the next record; this one keeps its split.
-    if (owner === this.globals && name === "FS") this.splitFields();
+    if (owner === this.globals && name === "FS") {
+      this.splitFields();
+      this.checkFieldSeparator(this.toStr(value));
+    }
     owner.set(name, value);
   }
 

@@ -406,6 +406,37 @@ const LINEAR: DifferentialCase[] = [
   { args: ["{ print match($0, /(a|ab)(c|bcd)(d*)/, m), m[1], m[2], m[3] }"], stdin: "abcd\n" },
 ];
 
+/** Mismatches the seeded fuzz (../regex/regex-fuzz.test.ts) found, each kept as its smallest case. */
+const FUZZ_FOUND: DifferentialCase[] = [
+  // gawk: a quantifier with nothing to repeat (first, after "(", "|" or an anchor) is literal.
+  { args: ['{ gsub(/^*/, "<&>"); print }'], stdin: "*a\n\n" },
+  { args: ['{ gsub(/a|*b/, "<&>"); print }'], stdin: "*b b\n" },
+  { args: ['{ gsub(/(+b)|x\\y?|{1}c/, "<&>"); print }'], stdin: "+b x? {1}c c\n" },
+  // gawk ranges by code point; a collating element past ASCII is an error.
+  { args: ['{ gsub(/[à-é]/, "<&>"); print }'], stdin: "aé\n" },
+  { args: ['{ gsub(/[[.é.]]/, "<&>"); print }'], stdin: "é\n" },
+  // A malformed regex literal stops the program before any input; a malformed -F is fatal.
+  { args: ['{ n = split($0, a, /[b-a]/) } END { print "ran" }'], stdin: "\n" },
+  { args: ["-F", "a[", "{ print NF }"], stdin: "" },
+  // -F processes escapes as a string does: "\\." is a dot, "\\w" a w.
+  { args: ["-F", "\\.", "{ print NF, $2 }"], stdin: "a.b\n" },
+  { args: ["-F", "\\wx", "{ print NF, $2 }"], stdin: "awxb a.b\n" },
+];
+
+describe.skipIf(!REAL)("awk: cases the regex fuzz found, ours vs the real gawk", () => {
+  for (const entry of FUZZ_FOUND) {
+    it(`awk ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")}`, async () => {
+      const { ours, real } = await runDifferential(runAwkCommand, REAL!, entry);
+      expect({ stdout: ours.stdout, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        status: real.status,
+      });
+      // gawk warns of an escape it treats as plain; errors are there on both sides.
+      expect(ours.stderr !== "").toBe(real.stderr !== "" && !/warning/u.test(real.stderr));
+    });
+  }
+});
+
 describe.skipIf(!REAL)("awk: runaway patterns and translated constructs, ours vs the real gawk", () => {
   for (const entry of LINEAR) {
     it(`awk ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")} (${entry.stdin!.length} characters)`, async () => {

@@ -31,10 +31,19 @@ export interface AwkCommandLine {
   operands: string[];
 }
 
-/** -F fs as gawk reads it: "t" is a tab, and escapes are processed. */
+/**
+ * -F fs as gawk reads it: "t" is a tab, and escapes are processed as in a string constant (an
+ * unknown one, such as \w or \., is the plain character: gawk warns "treated as plain").
+ */
 function fieldSeparatorOption(value: string): string {
   if (value === "t") return "\t";
-  return value.replace(/\\t/gu, "\t").replace(/\\\\/gu, "\\");
+  const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", f: "\f", v: "\v", a: "\x07", b: "\b" };
+  return value.replace(/\\(x[0-9A-Fa-f]{1,2}|[0-7]{1,3}|[\s\S])?/gu, (_all, code: string | undefined) => {
+    if (code === undefined) return "\\";
+    if (/^[0-7]/u.test(code)) return String.fromCharCode(Number.parseInt(code, 8));
+    if (code.length > 1) return String.fromCharCode(Number.parseInt(code.slice(1), 16));
+    return simple[code] ?? code;
+  });
 }
 
 export function parseAwkArgs(args: string[]): AwkCommandLine {

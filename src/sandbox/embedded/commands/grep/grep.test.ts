@@ -193,6 +193,44 @@ describe.skipIf(!REAL)("grep: translated constructs and runaway patterns, ours v
   }
 });
 
+/** Mismatches the seeded fuzz (../regex/regex-fuzz.test.ts) found, each kept as its smallest case. */
+const FUZZ_FOUND: DifferentialCase[] = [
+  // glibc in C.UTF-8: no collation order past ASCII, a "-" after a class or range is a bad range.
+  { args: ["-c", "[à-ü]"], stdin: "é\n" },
+  { args: ["-c", "[[.é.]]"], stdin: "é\n" },
+  { args: ["-c", "[[=a=]-c]"], stdin: "b\n" },
+  { args: ["-c", "[a-b-c]"], stdin: "b\n" },
+  { args: ["-c", "-E", "[^[:lower:]-*-]"], stdin: "b\n" },
+  // A back-reference to a group of another alternative.
+  { args: ["-c", "\\(a\\)\\|\\1"], stdin: "a\n" },
+  { args: ["-c", "\\(\\(a\\)\\|\\2\\)"], stdin: "a\n" },
+  // BRE: no anchor is quantified; a star or \{ after one is literal, "^^" is an anchor and "^".
+  { args: ["-o", "x\\>*"], stdin: "x*\nx\n" },
+  { args: ["-o", "^\\+a"], stdin: "+a\na\n" },
+  { args: ["-o", "^^a"], stdin: "^a\na\n" },
+  { args: ["-o", "\\{1\\}x"], stdin: "{1}x\nx\n" },
+  // ERE: a skipped quantifier before ")" is an error; the dfa's reading selects lines.
+  { args: ["-o", "-E", "(*)b"], stdin: "b\n" },
+  { args: ["-c", "-E", "^*a"], stdin: "*a\na\n" },
+  { args: ["-c", "-E", "{1}b"], stdin: "b\n" },
+];
+
+describe.skipIf(!REAL)("grep: cases the regex fuzz found, ours vs the real grep", () => {
+  for (const entry of FUZZ_FOUND) {
+    it(`grep ${entry.args.join(" ")}`, async () => {
+      const { ours, real } = await runDifferential(runGrep, REAL!, entry);
+      expect({ stdout: ours.stdout, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        status: real.status,
+      });
+      // GNU warns of a quantifier at the start of an expression; we do not.
+      expect(ours.stderr).toBe(
+        /warning/u.test(real.stderr) ? "" : real.stderr.replaceAll(`${REAL}:`, "grep:"),
+      );
+    });
+  }
+});
+
 /** Runs our grep on stdin (ASCII here) in a bare command context. */
 async function runGrepOn(args: string[], stdin: string, signal?: AbortSignal) {
   const { createCommandContext, InMemoryFs, unsafeBytesFromLatin1 } = await import("just-bash");
@@ -212,6 +250,27 @@ describe("grep's limits, said rather than guessed", () => {
       stdout: "",
       stderr: "grep: Regular expression too big\n",
       exitCode: 2,
+    });
+  });
+
+  it("refuses -o where GNU grep -E's two matchers disagree (it selects the line, prints no match)", async () => {
+    for (const pattern of ["^*a", "a$+", "{1}b", "x\\B*y"]) {
+      const refused = await runGrepOn(["-E", "-o", pattern], "*a\n");
+      expect(refused.exitCode).toBe(2);
+      expect(refused.stderr).toContain("two ways");
+    }
+    // Selecting lines, GNU's dfa decides: "^*a" is a, as ours reads it.
+    expect(await runGrepOn(["-E", "-c", "^*a"], "*a\nb\n")).toMatchObject({ stdout: "1\n", exitCode: 0 });
+  });
+
+  it("refuses a back-reference to a group that may take no part, where GNU fails and JavaScript matches empty", async () => {
+    const refused = await runGrepOn(["-c", "\\(a\\)*y\\1"], "yb\n");
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toContain("may take no part");
+    // Inside a repetition the two agree (GNU's bre.tests: a\(\(b\)*\2\)*d).
+    expect(await runGrepOn(["-c", "a\\(\\(b\\)*\\2\\)*d"], "abbbd\nabd\n")).toMatchObject({
+      stdout: "1\n",
+      exitCode: 0,
     });
   });
 

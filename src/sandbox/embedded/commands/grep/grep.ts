@@ -91,7 +91,9 @@ export class GrepMatcher {
   /** The regex engine must be loaded first (loadLinearEngine). */
   constructor(
     patterns: string[],
-    options: Pick<GrepOptions, "dialect" | "ignoreCase" | "wordRegexp" | "lineRegexp">,
+    options: Pick<GrepOptions, "dialect" | "ignoreCase" | "wordRegexp" | "lineRegexp"> & {
+      onlyMatching?: boolean;
+    },
   ) {
     this.regexes = [];
     this.perl = [];
@@ -117,6 +119,13 @@ export class GrepMatcher {
         wholeWord: options.wordRegexp,
         wholeLine: options.lineRegexp,
       });
+      if (options.onlyMatching && re.twoReadings) {
+        // GNU grep prints no -o match on some lines it selects: said, not imitated.
+        throw new RegexSyntaxError(
+          `-o with '${pattern}': GNU grep reads a quantifier after an anchor (^* $+ \\<*) or a "{" starting an expression two ways (escape it, or drop it)`,
+          0,
+        );
+      }
       // Compiled for Rust's engine now, so a pattern too big for it is an error before any line.
       linearRegex(re);
       this.regexes.push(re);

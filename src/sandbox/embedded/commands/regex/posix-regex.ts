@@ -68,6 +68,11 @@ export interface PosixRegex {
   readonly tree: RegexNode;
   readonly groupCount: number;
   readonly hasBackrefs: boolean;
+  /**
+   * GNU grep -E's dfa and glibc's matcher read it differently (a quantifier after an anchor, a "{"
+   * at the start of an expression): grep selects lines as the dfa does and refuses -o.
+   */
+  readonly twoReadings: boolean;
 }
 
 /** GNU's word characters in a UTF-8 locale (glibc's iswalnum, and "_"): letters and other alphabetic characters, decimal digits. */
@@ -136,6 +141,7 @@ export function compilePosixRegex(pattern: string, options: PosixRegexOptions): 
       ],
     };
   }
+  if (parser.backrefs) refuseUnsetBackrefs(tree, parser.optional, false);
   const source = emit(tree, options);
   let regex: RegExp;
   try {
@@ -150,6 +156,7 @@ export function compilePosixRegex(pattern: string, options: PosixRegexOptions): 
     tree,
     groupCount: parser.groups,
     hasBackrefs: parser.backrefs,
+    twoReadings: parser.twoReadings,
   };
 }
 
@@ -157,7 +164,11 @@ class Parser {
   private i = 0;
   groups = 0;
   backrefs = false;
+  /** GNU grep -E reads the pattern two ways: its dfa selects lines, glibc's matcher finds -o's matches. */
+  twoReadings = false;
   private closed = new Set<number>();
+  /** Groups under a "*", "?" or {0,n}: they may take no part in a match. */
+  readonly optional = new Set<number>();
   private readonly basic: boolean;
 
   constructor(
@@ -211,12 +222,36 @@ class Parser {
     while (this.i < this.src.length && !this.atAlternation() && !this.atClose(depth)) {
       const afterAnchor = this.anchorsUnquantified && nodes.at(-1)?.type === "assert";
       const atom = this.atom(depth, this.i === start, this.i === start || afterAnchor);
-      if (atom === null) continue;
+      if (atom === null) {
+        this.afterSkippedQuantifier(depth);
+        continue;
+      }
       // glibc (BRE, sed -E) and gawk quantify no anchor: "^*", "\>*" are an anchor and a literal star.
       if (this.anchorsUnquantified && atom.type === "assert") nodes.push(atom);
-      else nodes.push(this.quantifiers(atom));
+      else if (atom.type === "assert" && atom.kind !== "^" && atom.kind !== "$" && this.atQuantifier()) {
+        // GNU grep -E: glibc's matcher skips a quantifier after a word or buffer assertion ("{"
+        // alone: "\<{2}" is \< and "2}"); its dfa does not always ("\B{0}" selects an empty line).
+        this.twoReadings = true;
+        while (this.atQuantifier()) this.i++;
+        this.afterSkippedQuantifier(depth);
+        nodes.push(atom);
+      } else {
+        // GNU grep -E: its dfa repeats "^" in "^*", glibc's matcher (-o) skips the star.
+        if (atom.type === "assert" && this.atQuantifier()) this.twoReadings = true;
+        nodes.push(this.quantifiers(atom));
+      }
     }
     return nodes;
+  }
+
+  private atQuantifier(): boolean {
+    const c = this.src[this.i];
+    return c === "*" || c === "+" || c === "?" || c === "{";
+  }
+
+  /** GNU grep -E: a skipped quantifier right before ")" leaves glibc an empty group, an error. */
+  private afterSkippedQuantifier(depth: number): void {
+    if (depth > 0 && this.src[this.i] === ")") throw new RegexSyntaxError("Unmatched ( or \\(", this.i);
   }
 
   /** Reads quantifiers after an atom; several in a row nest, as GNU reads them. */
@@ -226,6 +261,15 @@ class Parser {
       const c = this.src[this.i];
       let min: number;
       let max: number;
+      if (
+        this.basic &&
+        this.options.strictEre &&
+        node !== atom &&
+        (c === "*" || this.src.startsWith("\\{", this.i))
+      ) {
+        // GNU sed (glibc's POSIX BRE): "a**" and "a*\{2\}" repeat a repetition, an error.
+        throw new RegexSyntaxError("Invalid preceding regular expression", this.i);
+      }
       if (c === "*") {
         this.i++;
         [min, max] = [0, Number.POSITIVE_INFINITY];
@@ -244,6 +288,7 @@ class Parser {
         // GNU: a quantified anchor quantifies nothing useful; keep it as written.
         node = { type: "group", capture: null, alternatives: [[node]] };
       }
+      if (min === 0) for (const group of captures(node)) this.optional.add(group);
       node = { type: "repeat", node, min, max };
     }
   }
@@ -315,12 +360,7 @@ class Parser {
       }
       return { type: "assert", kind: "$" };
     }
-    if (
-      !this.basic &&
-      this.options.strictEre &&
-      bare &&
-      (c === "*" || c === "+" || c === "?" || c === "{")
-    ) {
+    if (!this.basic && this.options.strictEre && bare && (c === "*" || c === "+" || c === "?" || c === "{")) {
       throw new RegexSyntaxError("Invalid preceding regular expression", this.i);
     }
     if (c === "*" && bare) {
@@ -337,6 +377,8 @@ class Parser {
       return null;
     }
     if (!this.basic && c === "{" && bare) {
+      // GNU grep -E: its dfa reads "{1}b" as b and "{x" as "{x", glibc's matcher (-o) skips the "{".
+      this.twoReadings = true;
       const save = this.i;
       const interval = this.interval();
       if (interval !== null) return null;
@@ -534,7 +576,8 @@ class Parser {
       if (this.src[this.i] === "-" && this.src[this.i + 1] !== "]" && this.src[this.i + 1] !== undefined) {
         this.i++;
         const to = element();
-        if ("body" in to || from.equivalence || to.equivalence) throw new RegexSyntaxError("Invalid range end", open);
+        if ("body" in to || from.equivalence || to.equivalence)
+          throw new RegexSyntaxError("Invalid range end", open);
         // glibc (grep, sed) in C.UTF-8 has no collation order for a range past ASCII; gawk ranges by code point.
         if (!this.options.awk && (from.char.codePointAt(0)! > 0x7f || to.char.codePointAt(0)! > 0x7f)) {
           throw new RegexSyntaxError("Invalid collation character", open);
@@ -553,6 +596,32 @@ class Parser {
     const test = new RegExp(`^[${negated ? "^" : ""}${body}]$`, flags);
     return { type: "set", negated, body, test: (char) => test.test(char) };
   }
+}
+
+/**
+ * "\(a\)*y\1": where the group took no part, glibc's back-reference fails and JavaScript's
+ * matches empty. Refused outside a repetition (inside one, JavaScript's rule against an empty
+ * iteration makes the two agree, as in GNU's "a\(\(b\)*\2\)*d").
+ */
+function refuseUnsetBackrefs(node: RegexNode, optional: Set<number>, repeated: boolean): void {
+  if (node.type === "backref" && !repeated && optional.has(node.group)) {
+    throw new RegexSyntaxError(
+      `back-reference \\${node.group} to a group that may take no part (as in \\(a\\)*y\\1) is not supported: GNU fails it where JavaScript's engine matches empty`,
+      0,
+    );
+  }
+  if (node.type === "repeat") refuseUnsetBackrefs(node.node, optional, true);
+  if (node.type === "group") {
+    for (const child of node.alternatives.flat()) refuseUnsetBackrefs(child, optional, repeated);
+  }
+}
+
+/** The capture groups in a node. */
+function captures(node: RegexNode): number[] {
+  if (node.type === "repeat") return captures(node.node);
+  if (node.type !== "group") return [];
+  const inner = node.alternatives.flat().flatMap(captures);
+  return node.capture === null ? inner : [node.capture, ...inner];
 }
 
 function emitAssertion(kind: Assertion): string {

@@ -136,7 +136,9 @@ class ScriptParser {
     }
     const number = this.pieces.slice(0, piece + 1).filter((p) => p.file === undefined).length;
     const char = Math.min(local, entry?.text.length ?? local);
-    return { where: `-e expression #${number}, char ${char}`, position: (this.starts[piece] ?? 0) + char };
+    // GNU counts bytes: "s/[à-ü]/x/" fails at char 12.
+    const bytes = new TextEncoder().encode((entry?.text ?? "").slice(0, char)).length;
+    return { where: `-e expression #${number}, char ${bytes}`, position: (this.starts[piece] ?? 0) + char };
   }
 
   private fail(reason: string, at = this.i): never {

@@ -316,6 +316,34 @@ const LINEAR: DifferentialCase[] = [
   { args: [":a;N;$!ba;s/\\n/ /g"], stdin: long("word\n", 3000, "end") },
 ];
 
+/** Mismatches the seeded fuzz (../regex/regex-fuzz.test.ts) found, each kept as its smallest case. */
+const FUZZ_FOUND: DifferentialCase[] = [
+  { args: ["s/[à-ü]/x/"], stdin: "é\n" },
+  { args: ["s/[[:upper:]-a]/x/"], stdin: "b\n" },
+  // glibc's POSIX BRE repeats no repetition and no anchor ("x\>*" is x, \>, a literal star).
+  { args: ["s/a**/x/"], stdin: "aa\n" },
+  { args: ["s/a\\{2\\}*/x/"], stdin: "aa\n" },
+  { args: ["s/a*\\+/x/"], stdin: "aa\n" },
+  { args: ["s/x\\>*/<&>/g"], stdin: "x* x\n" },
+  { args: ["s/\\<\\{1\\}x/y/"], stdin: "x\n" },
+  { args: ["-E", "s/a$*/x/"], stdin: "a\n" },
+  { args: ["-E", "s/x\\>+/x/"], stdin: "x\n" },
+  { args: ["-E", "s/(^)*a/<&>/"], stdin: "a\n" },
+];
+
+describe.skipIf(!REAL)("sed: cases the regex fuzz found, ours vs the real sed", () => {
+  for (const entry of FUZZ_FOUND) {
+    it(`sed ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")}`, async () => {
+      const { ours, real } = await runDifferential(runSed, REAL!, entry);
+      expect({ stdout: ours.stdout, stderr: ours.stderr, status: ours.status }).toEqual({
+        stdout: real.stdout,
+        stderr: real.stderr.replaceAll(`${REAL}:`, "sed:"),
+        status: real.status,
+      });
+    });
+  }
+});
+
 describe.skipIf(!REAL)("sed: runaway patterns and translated constructs, ours vs the real sed", () => {
   for (const entry of LINEAR) {
     it(`sed ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")} (${entry.stdin!.length} characters)`, async () => {
