@@ -111,9 +111,17 @@ function programOf(re: PosixRegex): Instruction[] | null {
   return program;
 }
 
+/** The whole character that ends just before `at` (both halves of a surrogate pair). */
+function charBefore(text: string, at: number): string | undefined {
+  if (at <= 0) return undefined;
+  const low = text.charCodeAt(at - 1);
+  const pair = low >= 0xdc00 && low <= 0xdfff && at >= 2 && (text.charCodeAt(at - 2) & 0xfc00) === 0xd800;
+  return text.slice(pair ? at - 2 : at - 1, at);
+}
+
 function holds(kind: Assertion, text: string, at: number, multiline: boolean): boolean {
-  const before = at > 0 ? text[at - 1] : undefined;
-  const after = text[at];
+  const before = charBefore(text, at);
+  const after = at < text.length ? String.fromCodePoint(text.codePointAt(at)!) : undefined;
   switch (kind) {
     case "^":
       return at === 0 || (multiline && before === "\n");
