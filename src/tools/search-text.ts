@@ -151,13 +151,17 @@ async function searchableTexts(
     if (!context.signal.aborted && stale.every((path) => known.has(path) || !read.has(path))) {
       listing.changes = changes;
     }
-    return files.map((entry) => ({ ...entry, file: known.get(entry.path) ?? read.get(entry.path) }));
+    return files.map(({ path, relative }) => ({ path, relative, file: known.get(path) ?? read.get(path) }));
   }
   // A text another search let go of (its listing pruned it, or the cap) is read again.
   const missing = listing!.files.filter(({ path }) => !known.has(path)).map(({ path }) => path);
   const read = missing.length > 0 ? await readKnownFiles(context, missing) : new Map<string, KnownFile>();
   for (const [path, file] of read) if (known.size < MAX_KNOWN_FILES) known.set(path, file);
-  return listing!.files.map((entry) => ({ ...entry, file: known.get(entry.path) ?? read.get(entry.path) }));
+  return listing!.files.map(({ path, relative }) => ({
+    path,
+    relative,
+    file: known.get(path) ?? read.get(path),
+  }));
 }
 
 /** The files whose kept text is of another version than the one there now (or not kept). */

@@ -6,7 +6,9 @@ const strict = new TextDecoder("utf-8", { fatal: true });
 const BINARY_SNIFF_BYTES = 8192;
 
 export function looksBinary(bytes: Uint8Array): boolean {
-  return bytes.subarray(0, BINARY_SNIFF_BYTES).indexOf(0) !== -1;
+  return (
+    (bytes.length <= BINARY_SNIFF_BYTES ? bytes : bytes.subarray(0, BINARY_SNIFF_BYTES)).indexOf(0) !== -1
+  );
 }
 
 /** UTF-8 text of a file, or null when it is binary (a NUL early on, or not valid UTF-8). */
@@ -39,7 +41,8 @@ export function requireText(bytes: Uint8Array, path: string): string {
  */
 export function textLines(text: string): string[] {
   if (text === "") return [];
-  const lines = text.split(/\r\n|\n|\r/u);
+  // Splitting on one character is several times faster than on the alternation, and most text has no \r.
+  const lines = text.includes("\r") ? text.split(/\r\n|\n|\r/u) : text.split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
 }

@@ -194,19 +194,21 @@ export class RecordingFs extends InMemoryFs {
     for (const path of paths) {
       let entry: MemoryEntry | undefined;
       const slash = path.lastIndexOf("/");
-      if (slash >= 0 && isNormalized(path)) {
+      const name = path.slice(slash + 1);
+      if (slash >= 0 && name !== "" && name !== "." && name !== ".." && !name.includes("\0")) {
         const folder = slash === 0 ? "/" : path.slice(0, slash);
         let real = folders.get(folder);
         if (real === undefined) {
-          try {
-            real = self.resolvePathWithSymlinks(folder);
-          } catch {
-            real = null; // a symlink loop: the slow path below reports it
+          real = null; // an odd path or a symlink loop: the slow path below answers as one call would
+          if (isNormalized(folder)) {
+            try {
+              real = self.resolvePathWithSymlinks(folder);
+            } catch {}
           }
           folders.set(folder, real);
         }
         // Not loaded yet from a mounted folder, or a symlink: the slow path below.
-        if (real !== null) entry = stored(`${real === "/" ? "" : real}${path.slice(slash)}`);
+        if (real !== null) entry = stored(real === "/" ? `/${name}` : `${real}/${name}`);
       }
       if (entry?.type === "file" && "content" in entry) {
         const data =
