@@ -6,16 +6,20 @@ import { EarlyBoot } from "./boot-runtime.ts";
 /** A worker host whose boot ends when the test says (Node has no cross-origin isolation: embedded). */
 function fakeHost() {
   let finish: (ok: boolean) => void = () => undefined;
+  let open: () => void = () => undefined;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   const booted = new Promise<unknown>((resolve, reject) => {
     finish = (ok) => (ok ? resolve({ backend: "embedded" }) : reject(new Error("worker failed")));
   });
   const host = {
     setApprovalPrompt: async () => undefined,
     stops: { shared: false },
-    api: { settings: { get: async () => DEFAULT_SETTINGS }, prepare: async () => undefined },
+    api: { settings: { get: async () => DEFAULT_SETTINGS }, prepare: () => opened },
     boot: () => booted,
   } as unknown as WorkerHost;
-  return { host, finish };
+  return { host, finish, open };
 }
 
 const settled = async (promise: Promise<unknown>) => {
@@ -39,6 +43,17 @@ describe("EarlyBoot: when the UI loads", () => {
     finish(true);
     expect(await settled(early.uiMayLoad)).toBe(true);
     await expect(early.result).resolves.toMatchObject({ boot: { backend: "embedded" } });
+  });
+
+  it("loads the UI once the worker has opened the workspace, while the boot still waits for the shell", async () => {
+    vi.useFakeTimers();
+    const { host, open } = fakeHost();
+    const early = new EarlyBoot(host);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(await settled(early.uiMayLoad)).toBe(false);
+    open();
+    expect(await settled(early.uiMayLoad)).toBe(true);
+    expect(await settled(early.result)).toBe(false);
   });
 
   it("loads the UI when the boot fails, to say so", async () => {

@@ -35,7 +35,8 @@ export interface BootReport {
 export class EarlyBoot {
   readonly result: Promise<RuntimeBoot>;
   /**
-   * When the UI may load: once the workspace is open (or the boot failed), as soon as the boot
+   * When the UI may load: once the workspace is open (prepare() opens it before the boot ends, which
+   * waits for the shell), or the boot ended or failed, as soon as the boot
    * waits on a WebContainer (whose countdown the boot panel shows), or after UI_WAIT_MS at most. On
    * a busy 2-core machine React and the panes compiling beside the worker delayed the first tool
    * call by a third, and the UI shows nothing but the boot panel before the workspace is open.
@@ -84,7 +85,8 @@ export class EarlyBoot {
     // The worker chooses (on a first visit, makes) and opens the workspace while the sandbox is picked
     // here: reads are answered from its stored files meanwhile, stoppable through the page's stop board.
     const stops = host.stops.shared ? (host.stops.buffer as SharedArrayBuffer) : undefined;
-    host.api.prepare(firstWorkspace, stops).catch(() => undefined);
+    // Once it is open the first calls are being answered: the UI loads beside the shell, not after it.
+    host.api.prepare(firstWorkspace, stops).then(this.letUiLoad, () => undefined);
     this.step("Checking what this browser offers");
     const support = detectBrowserSupport();
     this.emit("support", describeSupport(support));
