@@ -132,6 +132,12 @@ export class GrepMatcher {
     }
   }
 
+  /** False when no line of `text` can match any pattern (one pass per pattern over a file). */
+  mayMatchLines(text: string): boolean {
+    if (this.matchesEverything || this.perl.length > 0) return true;
+    return this.regexes.some((re) => linearRegex(re)?.mayMatchLines(text) ?? true);
+  }
+
   test(line: string): boolean {
     if (this.matchesEverything) return true;
     for (const re of this.regexes) if (testPosix(re, line)) return true;
@@ -191,9 +197,10 @@ export async function grepLines(
   const matcher = new GrepMatcher(splitPatterns(pattern), settings);
   const poll = new Poll(stop);
   const selected: { line: number; text: string }[] = [];
+  const anywhere = matcher.mayMatchLines(text);
   splitLines(text).lines.forEach((line, k) => {
     poll.tick();
-    if (matcher.test(line) !== settings.invert) selected.push({ line: k + 1, text: line });
+    if ((anywhere && matcher.test(line)) !== settings.invert) selected.push({ line: k + 1, text: line });
   });
   return selected;
 }
@@ -228,12 +235,18 @@ function grepOne(
     if (options.byteOffset) head += `${offset}${separator(selected)}`;
     return head;
   };
+  // Byte offsets (-b) only when printed: encoding every line costs more than matching it.
   const offsets: number[] = [];
-  let offset = 0;
-  for (const line of lines) {
-    offsets.push(offset);
-    offset += new TextEncoder().encode(line).length + 1;
+  if (options.byteOffset) {
+    const encoder = new TextEncoder();
+    let offset = 0;
+    for (const line of lines) {
+      offsets.push(offset);
+      offset += encoder.encode(line).length + 1;
+    }
   }
+  // A file where no line can match needs no line tested (most files of a grep -r).
+  const anywhere = matcher.mayMatchLines(text);
   let selectedCount = 0;
   let lastPrinted = -1;
   let pendingAfter = 0;
@@ -244,7 +257,7 @@ function grepOne(
     if (selectedCount >= options.maxCount) {
       // GNU prints trailing context after the last counted match.
       if (pendingAfter > 0 && printLines && !binary) {
-        output.out.push(`${prefix(index, offsets[index]!, false)}${lines[index]}\n`);
+        output.out.push(`${prefix(index, offsets[index] ?? 0, false)}${lines[index]}\n`);
         lastPrinted = index;
         pendingAfter--;
         continue;
@@ -252,10 +265,10 @@ function grepOne(
       break;
     }
     const line = lines[index]!;
-    const selected = matcher.test(line) !== options.invert;
+    const selected = (anywhere && matcher.test(line)) !== options.invert;
     if (!selected) {
       if (pendingAfter > 0 && printLines && !binary) {
-        output.out.push(`${prefix(index, offsets[index]!, false)}${line}\n`);
+        output.out.push(`${prefix(index, offsets[index] ?? 0, false)}${line}\n`);
         lastPrinted = index;
         pendingAfter--;
       }
@@ -271,17 +284,18 @@ function grepOne(
       output.out.push("--\n");
     }
     for (let k = contextStart; k < index; k++) {
-      output.out.push(`${prefix(k, offsets[k]!, false)}${lines[k]}\n`);
+      output.out.push(`${prefix(k, offsets[k] ?? 0, false)}${lines[k]}\n`);
     }
     if (options.onlyMatching) {
       if (!options.invert) {
         for (const match of matcher.matches(line)) {
-          const byteStart = offsets[index]! + new TextEncoder().encode(line.slice(0, match.index)).length;
+          const byteStart =
+            (offsets[index] ?? 0) + new TextEncoder().encode(line.slice(0, match.index)).length;
           output.out.push(`${prefix(index, byteStart, true)}${line.slice(match.index, match.end)}\n`);
         }
       }
     } else {
-      output.out.push(`${prefix(index, offsets[index]!, true)}${line}\n`);
+      output.out.push(`${prefix(index, offsets[index] ?? 0, true)}${line}\n`);
     }
     lastPrinted = index;
     pendingAfter = options.after;

@@ -21,6 +21,8 @@ export interface LinearRegex {
   test(text: string): boolean;
   /** The leftmost-longest match at or after the UTF-16 index `from`. */
   search(text: string, from: number): { index: number; end: number } | null;
+  /** False when no line of the text (split at "\n") can match: one pass, for grep's files. */
+  mayMatchLines(text: string): boolean;
 }
 
 /** Loads the engine (1 MB of WebAssembly, once) before any linearRegex call. */
@@ -92,6 +94,19 @@ function rustSource(node: RegexNode): string | null {
       const max = node.max === Number.POSITIVE_INFINITY ? "" : String(node.max);
       return `(?:${inner}){${node.min},${max}}`;
     }
+  }
+}
+
+function usesTextAnchors(node: RegexNode): boolean {
+  switch (node.type) {
+    case "assert":
+      return node.kind === "bufferStart" || node.kind === "bufferEnd";
+    case "group":
+      return node.alternatives.some((sequence) => sequence.some(usesTextAnchors));
+    case "repeat":
+      return usesTextAnchors(node.node);
+    default:
+      return false;
   }
 }
 
@@ -180,7 +195,9 @@ export function linearRegex(re: PosixRegex): LinearRegex | null {
     const prefilter = literalPrefilter(literal, re.options.ignoreCase !== true);
     // A pattern that is only a literal (-F, a word) needs no engine to say whether a line holds it.
     const exact = prefilter !== null && literal !== null && plain.kind["@variant"] === "Literal";
-    result = makeLinear(re, rust, prefilter, exact ? literal : null);
+    // Lines' ^ and $ are the text's lines' in (?m); the whole pass is compiled on first use.
+    const lines = () => new engine.RRegex(`(?sm${re.options.ignoreCase ? "i" : ""})${body}`);
+    result = makeLinear(re, rust, prefilter, exact ? literal : null, lines);
   }
   compiled.set(re, result);
   return result;
@@ -290,8 +307,12 @@ function makeLinear(
   rust: RRegexLike,
   prefilter: { test(text: string): boolean } | null,
   exact: string | null,
+  compileLines: () => RRegexLike,
 ): LinearRegex {
   const offsets = new Offsets();
+  // \` and \' are the text's own ends, not a line's: a whole pass cannot rule lines out then.
+  const textAnchored = usesTextAnchors(re.tree);
+  let lines: RRegexLike | null = null;
   const wordy = usesWordAssertions(re.tree);
   const rustDisagrees = (text: string) => wordy && RUST_ONLY_WORD.test(text);
   // A literal pattern is found by JavaScript's own search (the prefilter's, ASCII when (?i)).
@@ -343,6 +364,14 @@ function makeLinear(
         return walked !== null;
       }
       return rust.isMatch(text);
+    },
+    mayMatchLines(text) {
+      if (prefilter && !prefilter.test(text)) return false;
+      if (exact !== null || textAnchored || rustDisagrees(text)) return true;
+      // A match inside one line is a match of the text: its neighbours there are "\n", which no
+      // word assertion counts as a word character, as the line's ends.
+      lines ??= compileLines();
+      return lines.isMatch(text);
     },
     search(text, from) {
       if (findLiteral) return findLiteral(text, from);
