@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createEmbeddedSandbox } from "../host/create-runtime.ts";
 import { DeferredSandbox } from "./deferred-sandbox.ts";
+import { createNodeCommands } from "./embedded/node/index.ts";
 import { memorySandbox } from "./memory-files.ts";
+import { describeSandboxContract } from "./sandbox-contract.ts";
 import type { Sandbox, SnapshotEntry } from "./types.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
@@ -86,6 +88,17 @@ async function both(): Promise<{ deferred: DeferredSandbox; shell: Sandbox; wait
   await shell.restore({ entries: ENTRIES });
   return { deferred, shell, waits };
 }
+
+// Everything a sandbox must do, done by a deferred one opened on an empty workspace (reads early, the rest by its shell).
+describeSandboxContract("deferred, before and after its shell", async () => {
+  const deferred = new DeferredSandbox({
+    kind: "embedded",
+    workspaceRoot: "/workspace",
+    backend: () => createEmbeddedSandbox({ commands: createNodeCommands() }),
+  });
+  await deferred.restore({ entries: [] });
+  return deferred;
+});
 
 describe("DeferredSandbox: the workspace's files answer reads while the shell loads", () => {
   it("answers every read as the embedded sandbox does, errors included, waiting only where it must", async () => {
