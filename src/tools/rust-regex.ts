@@ -127,11 +127,19 @@ export async function compileLineMatcher(pattern: string, options: PatternOption
   const body = options.regex ? pattern : module.escape(pattern);
   const flags = options.caseSensitive ? "" : "(?i)";
   const line = compile(module, `${flags}${body}`, pattern);
-  const hir = line.syntax();
+  // One parse answers the rest: without (?i), whose case classes cost tens of ms to hand over from
+  // WebAssembly per parse (literals, newlines and anchors are the same), and with (?mR), the
+  // whole-file pass's anchors, where only \A and \z are still text anchors.
+  const shape = compile(module, `(?mR)${body}`, pattern).syntax();
   let newline = false;
   let anchoredToText = false;
-  walkHir(hir, (node) => {
-    if (node.kind["@variant"] === "Literal" && literalBytes(node).includes(10)) newline = true;
+  walkHir(shape, (node) => {
+    const { "@variant": variant, "@values": values } = node.kind;
+    if (variant === "Literal" && literalBytes(node).includes(10)) newline = true;
+    if (variant !== "Look") return;
+    const look = values[0] as { "@variant"?: string } | string;
+    const name = typeof look === "string" ? look : (look["@variant"] ?? "");
+    if (name === "Start" || name === "End") anchoredToText = true;
   });
   if (newline) {
     throw new ToolFailure(
@@ -140,29 +148,21 @@ export async function compileLineMatcher(pattern: string, options: PatternOption
       { pattern },
     );
   }
-  // The whole file's pass uses multi-line CRLF anchors; \A and \z (text anchors) would narrow it.
-  const whole = compile(module, `(?mR)${flags}${body}`, pattern);
-  walkHir(whole.syntax(), (node) => {
-    if (node.kind["@variant"] !== "Look") return;
-    const look = node.kind["@values"][0] as { "@variant"?: string } | string;
-    const name = typeof look === "string" ? look : (look["@variant"] ?? "");
-    if (name === "Start" || name === "End") anchoredToText = true;
-  });
-  // The literal comes from the pattern as written: (?i) turns literals into classes.
-  const plain = options.caseSensitive ? hir : compile(module, body, pattern).syntax();
-  const required = requiredLiteral(plain);
+  const required = requiredLiteral(shape);
   const prefilter = literalPrefilter(required, options.caseSensitive);
   // A pattern that is only a literal needs no engine at all: the prefilter is the exact answer.
-  if (prefilter && plain.kind["@variant"] === "Literal")
+  if (prefilter && shape.kind["@variant"] === "Literal")
     return {
       test: prefilter.test.bind(prefilter),
       mayMatch: prefilter.test.bind(prefilter),
     };
+  // The whole file's pass, with multi-line CRLF anchors: only needed where no literal rules files out.
+  const whole = prefilter ? null : compile(module, `(?mR)${flags}${body}`, pattern);
   return {
     test: (text) => (!prefilter || prefilter.test(text)) && line.isMatch(text),
     // With a literal, lines without it never reach the engine, so the literal alone rules files
     // out; without one, a single pass of the whole file does (the engine costs per call).
-    mayMatch: (text) => (prefilter ? prefilter.test(text) : anchoredToText || whole.isMatch(text)),
+    mayMatch: (text) => (prefilter ? prefilter.test(text) : anchoredToText || whole!.isMatch(text)),
   };
 }
 
