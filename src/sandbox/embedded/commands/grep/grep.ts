@@ -132,6 +132,11 @@ export class GrepMatcher {
     }
   }
 
+  /** Whether a pattern runs on JavaScript's backtracking engine (a back-reference, -P). */
+  get backtracks(): boolean {
+    return this.perl.length > 0 || this.regexes.some((re) => re.hasBackrefs);
+  }
+
   /** False when no line of `text` can match any pattern (one pass per pattern over a file). */
   mayMatchLines(text: string): boolean {
     if (this.matchesEverything || this.perl.length > 0) return true;
@@ -578,7 +583,8 @@ export async function runGrep(
     }
   } else inputs.push(...files);
   const showName = options.withFilename ?? (inputs.length > 1 || options.recursive);
-  const poll = new Poll(shellStopCheck(ctx));
+  // JavaScript's backtracking engine may spend long on one line: ask about stopping after each.
+  const poll = new Poll(shellStopCheck(ctx), matcher.backtracks ? 1 : 1000);
   let selected = 0;
   try {
     for (const input of inputs) {
