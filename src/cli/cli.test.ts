@@ -1,8 +1,6 @@
-import { spawn } from "node:child_process";
 import {
   existsSync,
   lstatSync,
-  mkdirSync,
   mkdtempSync,
   readFileSync,
   readlinkSync,
@@ -14,38 +12,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { writePng } from "../test-support/images.ts";
+import { folderWith, runToolroom } from "../test-support/toolroom-cli.ts";
 
-const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
-
-function toolroom(
-  args: string[],
-  stdin = "",
-  env: NodeJS.ProcessEnv = process.env,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { stdio: ["pipe", "pipe", "pipe"], env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-function workspace(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), "toolroom-cli-"));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(dir, path, ".."), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
+const toolroom = runToolroom;
+const workspace = (files: Record<string, string>) => folderWith(files, "toolroom-cli-");
 
 const lines = (calls: unknown[]) => `${calls.map((call) => JSON.stringify(call)).join("\n")}\n`;
 const parse = (stdout: string) =>

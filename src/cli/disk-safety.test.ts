@@ -1,38 +1,13 @@
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { spawnSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { folderWith, runToolroom } from "../test-support/toolroom-cli.ts";
 
 /** The command line on a real folder: what reaches the disk, and what never does. */
 
-const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
-
-function toolroom(args: string[], stdin = ""): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-function folder(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), "toolroom-disk-"));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(dir, path, ".."), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
+const toolroom = runToolroom;
+const folder = (files: Record<string, string>) => folderWith(files, "toolroom-disk-");
 
 const lines = (calls: unknown[]) => `${calls.map((call) => JSON.stringify(call)).join("\n")}\n`;
 const answers = (stdout: string) =>

@@ -4,8 +4,6 @@ import {
   existsSync,
   linkSync,
   lstatSync,
-  mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -14,11 +12,11 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { FileChange } from "../core/checkpoints.ts";
 import type { SnapshotEntry } from "../sandbox/types.ts";
+import { type CliRun, folderWith, runToolroom, TOOLROOM_BIN } from "../test-support/toolroom-cli.ts";
 import { DiskFolder } from "./disk-folder.ts";
 import {
   applyWriteBack,
@@ -45,14 +43,7 @@ const changed = (before: SnapshotEntry, after: SnapshotEntry): FileChange => ({
   after,
 });
 
-function folder(files: Record<string, string> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), "toolroom-wb-"));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(dir, path, ".."), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
+const folder = (files: Record<string, string> = {}) => folderWith(files, "toolroom-wb-");
 
 const noTemps = (dir: string) =>
   expect(
@@ -229,27 +220,12 @@ describe("write-back's plan", () => {
   });
 });
 
-const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
-
-function batch(dir: string, commands: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, ["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"], {
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(
-      commands.map((command) => `${JSON.stringify({ tool: "shell", params: { command } })}\n`).join(""),
-    );
-  });
+/** `toolroom batch --write-back` in coding-agent, each command a shell call. */
+function batch(dir: string, commands: string[]): Promise<CliRun> {
+  return runToolroom(
+    ["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"],
+    commands.map((command) => `${JSON.stringify({ tool: "shell", params: { command } })}\n`).join(""),
+  );
 }
 
 describe("write-back from the command line", () => {
@@ -307,9 +283,13 @@ describe("write-back from the command line", () => {
 
 /** A batch run fed one call at a time: `call` resolves with the answer, once it is written back. */
 function session(dir: string) {
-  const child = spawn(BIN, ["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    TOOLROOM_BIN,
+    ["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"],
+    {
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   let stdout = "";
   let stderr = "";
   const waiting: (() => void)[] = [];

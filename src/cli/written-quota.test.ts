@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { runToolroom, TOOLROOM_BIN } from "../test-support/toolroom-cli.ts";
 
-const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
 const MB = 1024 * 1024;
 const folders: string[] = [];
 
@@ -19,36 +19,23 @@ function emptyFolder(): string {
 }
 
 /** `toolroom batch` on an empty folder with a 1 MB quota on what the run writes. */
-function batch(
+async function batch(
   profile: string,
   calls: object[],
   extra: string[] = ["--max-written-mb", "1"],
-): Promise<{ code: number | null; answers: Record<string, unknown>[]; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, ["batch", "--workspace", emptyFolder(), "--profile", profile, ...extra], {
-      stdio: ["pipe", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) =>
-      resolve({
-        code,
-        stderr,
-        answers: stdout
-          .split("\n")
-          .filter(Boolean)
-          .map((line) => JSON.parse(line)),
-      }),
-    );
-    child.stdin.end(calls.map((call) => `${JSON.stringify(call)}\n`).join(""));
-  });
+): Promise<{ code: number; answers: Record<string, unknown>[]; stderr: string }> {
+  const { code, stdout, stderr } = await runToolroom(
+    ["batch", "--workspace", emptyFolder(), "--profile", profile, ...extra],
+    calls.map((call) => `${JSON.stringify(call)}\n`).join(""),
+  );
+  return {
+    code,
+    stderr,
+    answers: stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line)),
+  };
 }
 
 /** A unified diff creating `name` with `lines` lines of 100 bytes. */
@@ -171,7 +158,7 @@ describe("--max-written-mb: what a run writes is held in memory up to a quota, r
     const folder = emptyFolder();
     const { code } = await new Promise<{ code: number | null }>((resolve, reject) => {
       const child = spawn(
-        BIN,
+        TOOLROOM_BIN,
         [
           "batch",
           "--workspace",

@@ -9,7 +9,6 @@ import {
   type Sandbox,
   type SandboxCapabilities,
   SandboxError,
-  type SnapshotEntry,
   type WorkspaceChange,
   type WorkspaceSnapshot,
 } from "./types.ts";

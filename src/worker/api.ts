@@ -11,7 +11,7 @@ import { DeferredSandbox } from "../sandbox/deferred-sandbox.ts";
 import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
 import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
 import { StopBoard } from "../sandbox/stop-signal.ts";
-import type { PtyRead, Sandbox, SnapshotEntry } from "../sandbox/types.ts";
+import type { PtyRead, Sandbox } from "../sandbox/types.ts";
 import { parseSession, type SessionFile } from "../session/format.ts";
 import type { ShareResult } from "../session/share.ts";
 import type { AgentHost, AgentPaneUpdate, AgentState } from "./agent-host.ts";

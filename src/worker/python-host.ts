@@ -1,5 +1,4 @@
 import type { FetchLike } from "../core/profile.ts";
-import type { PackageFile } from "../sandbox/embedded/python/protocol.ts";
 import {
   canonicalName,
   type InstalledFiles,
