@@ -120,6 +120,31 @@ describe("a folder read on demand", () => {
     expect(source.listed).not.toContain("node_modules/big");
   });
 
+  it("reads many files at once as stat and readFile do, each from the source once", async () => {
+    const { source, sandbox } = await mounted(FILES);
+    const paths = ["src/a.ts", "src/b.ts", "bin/run.sh", "link", "src", "missing.txt"].map(
+      (path) => `/workspace/${path}`,
+    );
+    const read = await sandbox.readFiles(paths);
+    expect(source.reads).toEqual(["src/a.ts", "src/b.ts", "bin/run.sh", "src/a.ts"]);
+    for (const [index, path] of paths.entries()) {
+      const expected = await sandbox
+        .stat(path)
+        .then(async (stat) => ({ stat, data: await sandbox.readFile(path) }))
+        .catch(() => null);
+      expect(read[index], path).toEqual(expected);
+    }
+    expect(read.map((file) => (file ? new TextDecoder().decode(file.data) : null))).toEqual([
+      "export const a = 1;\n",
+      "export const b = 2;\n",
+      "#!/bin/sh\necho run\n",
+      "export const a = 1;\n",
+      null,
+      null,
+    ]);
+    expect(read[2]!.stat.mode).toBe(0o755);
+  });
+
   it("answers the shell as the folder loaded whole does", async () => {
     const scripts = [
       "cat link; ls src/*.ts; grep -rl 'const b' src; find . -name deep.js | sort",
