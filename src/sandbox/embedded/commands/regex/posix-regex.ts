@@ -70,7 +70,7 @@ export interface PosixRegex {
   readonly hasBackrefs: boolean;
   /**
    * GNU grep -E's dfa and glibc's matcher read it differently (a quantifier after an anchor, a "{"
-   * at the start of an expression): grep selects lines as the dfa does and refuses -o.
+   * at the start of an expression), and GNU's answers follow one or the other: grep refuses it.
    */
   readonly twoReadings: boolean;
 }
@@ -141,7 +141,7 @@ export function compilePosixRegex(pattern: string, options: PosixRegexOptions): 
       ],
     };
   }
-  if (parser.backrefs) refuseUnsetBackrefs(tree, parser.optional, false);
+  if (parser.backrefs) refuseUnsetBackrefs(tree, parser.optional, new Set());
   const source = emit(tree, options);
   let regex: RegExp;
   try {
@@ -197,8 +197,8 @@ class Parser {
 
   private atClose(depth: number): boolean {
     if (this.basic) return this.src.startsWith("\\)", this.i);
-    // An ERE ")" with no open group is an ordinary character, as GNU reads it.
-    return this.src[this.i] === ")" && depth > 0;
+    // An ERE ")" with no open group is an ordinary character to GNU grep and gawk; sed -E stops there.
+    return this.src[this.i] === ")" && (depth > 0 || this.options.strictEre === true);
   }
 
   private alternation(depth: number): RegexNode[][] {
@@ -218,26 +218,30 @@ class Parser {
 
   private sequence(depth: number): RegexNode[] {
     const nodes: RegexNode[] = [];
-    const start = this.i;
+    let start = this.i;
     while (this.i < this.src.length && !this.atAlternation() && !this.atClose(depth)) {
       const afterAnchor = this.anchorsUnquantified && nodes.at(-1)?.type === "assert";
+      const at = this.i;
       const atom = this.atom(depth, this.i === start, this.i === start || afterAnchor);
       if (atom === null) {
-        this.afterSkippedQuantifier(depth);
+        // A skipped "*+?" leaves the expression at its start ("+*a" is a); a "{" is two readings.
+        if (this.src[at] !== "{") {
+          this.afterSkippedQuantifier(depth, this.i);
+          start = this.i;
+        }
         continue;
       }
       // glibc (BRE, sed -E) and gawk quantify no anchor: "^*", "\>*" are an anchor and a literal star.
       if (this.anchorsUnquantified && atom.type === "assert") nodes.push(atom);
-      else if (atom.type === "assert" && atom.kind !== "^" && atom.kind !== "$" && this.atQuantifier()) {
-        // GNU grep -E: glibc's matcher skips a quantifier after a word or buffer assertion ("{"
-        // alone: "\<{2}" is \< and "2}"); its dfa does not always ("\B{0}" selects an empty line).
-        this.twoReadings = true;
-        while (this.atQuantifier()) this.i++;
-        this.afterSkippedQuantifier(depth);
-        nodes.push(atom);
-      } else {
-        // GNU grep -E: its dfa repeats "^" in "^*", glibc's matcher (-o) skips the star.
-        if (atom.type === "assert" && this.atQuantifier()) this.twoReadings = true;
+      else {
+        if (atom.type === "assert" && this.atQuantifier()) {
+          // GNU grep -E: its dfa repeats the anchor ("^*"), glibc's matcher skips the quantifier
+          // (each "*+?" or the "{" alone), and GNU's answers follow one or the other: refused.
+          this.twoReadings = true;
+          let skipped = this.i;
+          while ("*+?{".includes(this.src[skipped] ?? "_")) skipped++;
+          this.afterSkippedQuantifier(depth, skipped);
+        }
         nodes.push(this.quantifiers(atom));
       }
     }
@@ -249,9 +253,9 @@ class Parser {
     return c === "*" || c === "+" || c === "?" || c === "{";
   }
 
-  /** GNU grep -E: a skipped quantifier right before ")" leaves glibc an empty group, an error. */
-  private afterSkippedQuantifier(depth: number): void {
-    if (depth > 0 && this.src[this.i] === ")") throw new RegexSyntaxError("Unmatched ( or \\(", this.i);
+  /** GNU grep -E: a quantifier glibc skips right before ")" leaves it an empty group, an error. */
+  private afterSkippedQuantifier(depth: number, at: number): void {
+    if (depth > 0 && this.src[at] === ")") throw new RegexSyntaxError("Unmatched ( or \\(", at);
   }
 
   /** Reads quantifiers after an atom; several in a row nest, as GNU reads them. */
@@ -507,6 +511,7 @@ class Parser {
       this.i++;
     }
     const parts: string[] = [];
+    const contentStart = this.i;
     let firstItem = true;
     const unmatched = () => new RegexSyntaxError("Unmatched [, [^, [:, [., or [=", open);
     /** One element: a character (possibly a collating element) or null for a class. */
@@ -591,6 +596,11 @@ class Parser {
       }
       parts.push(literal(from.char));
     }
+    // GNU's dfa (grep, sed): "[:digit:]" meant as a class is an error, not the characters ":digt".
+    const content = this.src.slice(contentStart, this.i - 1);
+    if (!this.options.awk && /^:[^[]*[^:[][^[]*:$/u.test(content) && !/[^:]-[^:]/u.test(content)) {
+      throw new RegexSyntaxError("character class syntax is [[:space:]], not [:space:]", open);
+    }
     const body = parts.join("");
     const flags = `sv${this.options.ignoreCase ? "i" : ""}`;
     const test = new RegExp(`^[${negated ? "^" : ""}${body}]$`, flags);
@@ -600,17 +610,19 @@ class Parser {
 
 /**
  * "\(a\)*y\1": where the group took no part, glibc's back-reference fails and JavaScript's
- * matches empty. Refused outside a repetition (inside one, JavaScript's rule against an empty
- * iteration makes the two agree, as in GNU's "a\(\(b\)*\2\)*d").
+ * matches empty. Refused unless one repetition holds both (there JavaScript's rule against an
+ * empty round makes the two agree, as in GNU's "a\(\(b\)*\2\)*d").
  */
-function refuseUnsetBackrefs(node: RegexNode, optional: Set<number>, repeated: boolean): void {
-  if (node.type === "backref" && !repeated && optional.has(node.group)) {
+function refuseUnsetBackrefs(node: RegexNode, optional: Set<number>, repeated: Set<number>): void {
+  if (node.type === "backref" && optional.has(node.group) && !repeated.has(node.group)) {
     throw new RegexSyntaxError(
       `back-reference \\${node.group} to a group that may take no part (as in \\(a\\)*y\\1) is not supported: GNU fails it where JavaScript's engine matches empty`,
       0,
     );
   }
-  if (node.type === "repeat") refuseUnsetBackrefs(node.node, optional, true);
+  if (node.type === "repeat") {
+    refuseUnsetBackrefs(node.node, optional, new Set([...repeated, ...captures(node.node)]));
+  }
   if (node.type === "group") {
     for (const child of node.alternatives.flat()) refuseUnsetBackrefs(child, optional, repeated);
   }

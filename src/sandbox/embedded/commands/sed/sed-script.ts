@@ -453,6 +453,10 @@ class ScriptParser {
       linearRegex(regex);
       return regex;
     } catch (error) {
+      if (error instanceof RegexSyntaxError && error.gnuMessage.startsWith("character class syntax")) {
+        // GNU sed's dfa says this one without a place, and exits 4.
+        throw new SedSyntaxError(error.gnuMessage, "", this.i, 4);
+      }
       if (error instanceof RegexSyntaxError) this.fail(error.gnuMessage, this.i);
       throw error;
     }
