@@ -4,7 +4,7 @@ import { readFilesOf } from "../sandbox/types.ts";
 import type { GlobTest } from "./glob.ts";
 import { compileLineMatcher } from "./rust-regex.ts";
 import { decodeText, textLines } from "./text.ts";
-import { walkWorkspace } from "./walk.ts";
+import { walkFolders } from "./walk.ts";
 
 export interface SearchOptions {
   /** Workspace-relative folder or file to search ("" for the root). */
@@ -228,12 +228,13 @@ async function searchableFiles(
   if (stat.type === "file")
     return [{ path: options.root, relative: options.root.slice(options.root.lastIndexOf("/") + 1) }];
   const files: { path: string; relative: string }[] = [];
-  for await (const entry of walkWorkspace(context.sandbox, options.root, {
+  for await (const entries of walkFolders(context.sandbox, options.root, {
     skipHidden: options.skipHidden ?? true,
     gitignore: options.gitignore ?? true,
     signal: context.signal,
   })) {
-    if (entry.type === "file") files.push({ path: entry.path, relative: entry.relative });
+    for (const entry of entries)
+      if (entry.type === "file") files.push({ path: entry.path, relative: entry.relative });
   }
   return files;
 }

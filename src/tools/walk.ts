@@ -39,6 +39,15 @@ export async function* walkWorkspace(
   start: string,
   options: WalkOptions = {},
 ): AsyncGenerator<WalkEntry> {
+  for await (const entries of walkFolders(sandbox, start, options)) yield* entries;
+}
+
+/** walkWorkspace a folder at a time: one step per folder, not per entry (a search lists thousands). */
+export async function* walkFolders(
+  sandbox: Sandbox,
+  start: string,
+  options: WalkOptions = {},
+): AsyncGenerator<WalkEntry[]> {
   const root = sandbox.workspaceRoot;
   const skipFolders = new Set(options.skipFolders ?? [".git"]);
   const opaqueFolders = new Set(options.opaqueFolders ?? []);
@@ -55,6 +64,7 @@ export async function* walkWorkspace(
     if (rules && folder.path !== start && children.some((child) => child.name === ".gitignore"))
       await rules.enter(folder.path);
     const subfolders: { path: string; depth: number }[] = [];
+    const entries: WalkEntry[] = [];
     for (const child of children) {
       if (options.skipHidden && child.name.startsWith(".")) continue;
       const path = folder.path === "" ? child.name : `${folder.path}/${child.name}`;
@@ -62,10 +72,11 @@ export async function* walkWorkspace(
       if (rules?.ignores(path, child.type === "directory")) continue;
       const depth = folder.depth + 1;
       const relative = start === "" ? path : path.slice(start.length + 1);
-      if (depth <= maxDepth) yield { path, relative, type: child.type, depth };
+      if (depth <= maxDepth) entries.push({ path, relative, type: child.type, depth });
       if (child.type === "directory" && depth < maxDepth && !opaqueFolders.has(child.name))
         subfolders.push({ path, depth });
     }
+    if (entries.length > 0) yield entries;
     // Depth-first pops from the end, so push in reverse to keep name order.
     if (options.breadthFirst) pending.push(...subfolders);
     else pending.push(...subfolders.reverse());
