@@ -483,7 +483,12 @@ class Parser {
       if (letter === "d") return numeric(10, /^[0-9]{1,3}/u, 3);
       if (letter === "o") return numeric(8, /^[0-7]{1,3}/u, 3);
       if (letter === "x") return numeric(16, /^[0-9A-Fa-f]{1,2}/u, 2);
-      if (letter === "c" && this.i < this.src.length) {
+      if (letter === "c") {
+        // GNU sed: "\c" needs a character, and not an escaped one.
+        if (this.i >= this.src.length) throw new RegexSyntaxError("Trailing backslash", this.i);
+        if (this.src[this.i] === "\\") {
+          throw new RegexSyntaxError("recursive escaping after \\c not allowed", this.i);
+        }
         const target = this.src[this.i++]!.toUpperCase();
         return String.fromCharCode(target.charCodeAt(0) ^ 0x40);
       }

@@ -330,6 +330,8 @@ const FUZZ_FOUND: DifferentialCase[] = [
   { args: ["-E", "s/x\\>+/x/"], stdin: "x\n" },
   { args: ["-E", "s/(^)*a/<&>/"], stdin: "a\n" },
   { args: ["-E", "s/(b)|c)/x/"], stdin: "c)\n" },
+  { args: ["s/\\(\\c\\)/x/"], stdin: "\n" },
+  { args: ["s/a\\c/x/"], stdin: "\n" },
   // GNU sed's dfa refuses "[:digit:]" for "[[:digit:]]", without a place, exiting 4.
   { args: ["-z", "s/a\\[é[:upper:]]/x/"], stdin: "a\n" },
 ];
