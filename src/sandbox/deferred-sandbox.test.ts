@@ -115,6 +115,21 @@ describe("DeferredSandbox: the workspace's files answer reads while the shell lo
       }
     }
   });
+  it("answers a bulk read (a search's first pass) as the embedded sandbox does, early and once the shell is in", async () => {
+    const { deferred, shell, waits } = await both();
+    const plain = PATHS.filter((path) => !needsShell("readFile", path) && !needsShell("stat", path));
+    const comparableFiles = (read: Awaited<ReturnType<NonNullable<Sandbox["readFiles"]>>>) =>
+      read.map((file) => file && comparable({ value: { ...file.stat, data: [...file.data] } }));
+    const real = comparableFiles(await shell.readFiles!(PATHS));
+    expect(comparableFiles(await deferred.readFiles(plain))).toEqual(
+      comparableFiles(await shell.readFiles!(plain)),
+    );
+    expect(waits).toEqual([]);
+    expect(comparableFiles(await deferred.readFiles(PATHS))).toEqual(real);
+    expect(deferred.loaded).toBe(true);
+    expect(comparableFiles(await deferred.readFiles(PATHS))).toEqual(real);
+  });
+
   it("has writes wait for the shell, which gets the files first; from then on everything is the shell's", async () => {
     const { deferred, waits } = await both();
     expect(deferred.loaded).toBe(false);

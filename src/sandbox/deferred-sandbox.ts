@@ -4,8 +4,11 @@ import {
   type ExecOptions,
   type ExecResult,
   type FileStat,
+  type FileWithStat,
   type PtyOptions,
   type PtySession,
+  readFilesOf,
+  readFilesOneByOne,
   type Sandbox,
   type SandboxCapabilities,
   SandboxError,
@@ -79,6 +82,11 @@ export class DeferredSandbox implements Sandbox {
 
   async readFile(path: string): Promise<Uint8Array> {
     return this.early?.files.readFile(path) ?? (await this.wait("readFile")).readFile(path);
+  }
+
+  /** The backend's bulk read once it is here (a search's first pass); before, file by file. */
+  async readFiles(paths: readonly string[]): Promise<(FileWithStat | null)[]> {
+    return this.backend ? readFilesOf(this.backend, paths) : readFilesOneByOne(this, paths);
   }
 
   async readdir(path: string): Promise<DirEntry[]> {

@@ -232,6 +232,14 @@ export async function readFilesOf(
   paths: readonly string[],
 ): Promise<(FileWithStat | null)[]> {
   if (sandbox.readFiles) return sandbox.readFiles(paths);
+  return readFilesOneByOne(sandbox, paths);
+}
+
+/** What Sandbox.readFiles answers, from a stat and a readFile per file. */
+export function readFilesOneByOne(
+  sandbox: Pick<Sandbox, "stat" | "readFile">,
+  paths: readonly string[],
+): Promise<(FileWithStat | null)[]> {
   return Promise.all(
     paths.map(async (path) => {
       try {
