@@ -1,10 +1,11 @@
 import "fake-indexeddb/auto";
 import { unzipSync } from "fflate";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalRequest } from "../core/runtime.ts";
 import { CALLS_CHANNEL, StopBoard } from "../sandbox/stop-signal.ts";
 import { stopLater } from "../sandbox/testing/stop-later.ts";
+import { loadedRustRegex } from "../tools/rust-regex.ts";
 import { type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
 import { WorkspaceStore } from "./store.ts";
 
@@ -35,6 +36,13 @@ async function setup(): Promise<{ api: WorkerApi; reload: () => Promise<WorkerAp
 const text = (value: Uint8Array) => new TextDecoder().decode(value);
 
 describe("worker API", () => {
+  // First in this file: nothing has searched in this module registry before it.
+  it("loads the regex engine after the boot, before any search asks for it", async () => {
+    expect(loadedRustRegex()).toBeNull();
+    await setup();
+    await vi.waitFor(() => expect(loadedRustRegex()).not.toBeNull(), { timeout: 30_000, interval: 50 });
+  }, 60_000);
+
   it("boots the first workspace from its seed and lists the published profiles and their tools", async () => {
     const { api } = await setup();
     const files = await api.listFiles();

@@ -497,6 +497,13 @@ export function createWorkerApi(
       agent.setListener((update) => void Promise.resolve(agentListener?.(update)).catch(() => undefined));
     }
     await agent.attach(open, arrived.kind, lessonTools());
+    // Rust's regex engine (1 MB of WebAssembly, every search and the shell's grep, sed and awk)
+    // loads after the boot, so a person's first regex search does not wait for it.
+    setTimeout(() => {
+      import("../sandbox/embedded/commands/regex/linear.ts")
+        .then((linear) => linear.loadLinearEngine())
+        .catch(() => undefined);
+    }, 0);
     return {
       backend: arrived.kind,
       capabilities: arrived.capabilities,
