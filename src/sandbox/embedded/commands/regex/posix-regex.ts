@@ -141,7 +141,7 @@ export function compilePosixRegex(pattern: string, options: PosixRegexOptions): 
       ],
     };
   }
-  if (parser.backrefs) refuseUnsetBackrefs(tree, parser.optional, new Set());
+  if (parser.backrefs) refuseUnsetBackrefs(tree, parser, new Set(), new Set());
   const source = emit(tree, options);
   let regex: RegExp;
   try {
@@ -169,6 +169,9 @@ class Parser {
   private closed = new Set<number>();
   /** Groups under a "*", "?" or {0,n}: they may take no part in a match. */
   readonly optional = new Set<number>();
+  /** Groups in one alternative of several: they take no part when another alternative matches. */
+  readonly branched = new Set<number>();
+  private classSyntax: RegexSyntaxError | undefined;
   private readonly basic: boolean;
 
   constructor(
@@ -188,6 +191,7 @@ class Parser {
       // Only a stray close paren stops the top level.
       throw new RegexSyntaxError("Unmatched ) or \\)", this.i);
     }
+    if (this.classSyntax) throw this.classSyntax;
     return { type: "group", capture: null, alternatives };
   }
 
@@ -213,6 +217,9 @@ class Parser {
       alternatives.push(this.sequence(depth));
     }
     for (const group of accumulated) this.closed.add(group);
+    if (alternatives.length > 1) {
+      for (const group of alternatives.flat().flatMap(captures)) this.branched.add(group);
+    }
     return alternatives;
   }
 
@@ -232,8 +239,13 @@ class Parser {
         continue;
       }
       // glibc (BRE, sed -E) and gawk quantify no anchor: "^*", "\>*" are an anchor and a literal star.
-      if (this.anchorsUnquantified && atom.type === "assert") nodes.push(atom);
-      else {
+      if (this.anchorsUnquantified && atom.type === "assert") {
+        // GNU grep's dfa repeats "\`" and "\'" in BRE too ("\'*" selects every line): two readings.
+        const buffer = atom.kind === "bufferStart" || atom.kind === "bufferEnd";
+        const quantifier = this.src[this.i] === "*" || /^\\[+?{]/u.test(this.src.slice(this.i, this.i + 2));
+        if (this.basic && !this.options.strictEre && buffer && quantifier) this.twoReadings = true;
+        nodes.push(atom);
+      } else {
         if (atom.type === "assert" && this.atQuantifier()) {
           // GNU grep -E: its dfa repeats the anchor ("^*"), glibc's matcher skips the quantifier
           // (each "*+?" or the "{" alone), and GNU's answers follow one or the other: refused.
@@ -604,7 +616,8 @@ class Parser {
     // GNU's dfa (grep, sed): "[:digit:]" meant as a class is an error, not the characters ":digt".
     const content = this.src.slice(contentStart, this.i - 1);
     if (!this.options.awk && /^:[^[]*[^:[][^[]*:$/u.test(content) && !/[^:]-[^:]/u.test(content)) {
-      throw new RegexSyntaxError("character class syntax is [[:space:]], not [:space:]", open);
+      // Said after glibc's own errors, as GNU compiles with glibc first.
+      this.classSyntax ??= new RegexSyntaxError("character class syntax is [[:space:]], not [:space:]", open);
     }
     const body = parts.join("");
     const flags = `sv${this.options.ignoreCase ? "i" : ""}`;
@@ -618,18 +631,31 @@ class Parser {
  * matches empty. Refused unless one repetition holds both (there JavaScript's rule against an
  * empty round makes the two agree, as in GNU's "a\(\(b\)*\2\)*d").
  */
-function refuseUnsetBackrefs(node: RegexNode, optional: Set<number>, repeated: Set<number>): void {
-  if (node.type === "backref" && optional.has(node.group) && !repeated.has(node.group)) {
+function refuseUnsetBackrefs(
+  node: RegexNode,
+  parser: { optional: Set<number>; branched: Set<number> },
+  repeated: Set<number>,
+  sameBranch: Set<number>,
+): void {
+  if (
+    node.type === "backref" &&
+    ((parser.optional.has(node.group) && !repeated.has(node.group)) ||
+      (parser.branched.has(node.group) && !sameBranch.has(node.group)))
+  ) {
     throw new RegexSyntaxError(
       `back-reference \\${node.group} to a group that may take no part (as in \\(a\\)*y\\1) is not supported: GNU fails it where JavaScript's engine matches empty`,
       0,
     );
   }
   if (node.type === "repeat") {
-    refuseUnsetBackrefs(node.node, optional, new Set([...repeated, ...captures(node.node)]));
+    refuseUnsetBackrefs(node.node, parser, new Set([...repeated, ...captures(node.node)]), sameBranch);
   }
   if (node.type === "group") {
-    for (const child of node.alternatives.flat()) refuseUnsetBackrefs(child, optional, repeated);
+    for (const sequence of node.alternatives) {
+      const branch =
+        node.alternatives.length > 1 ? new Set([...sameBranch, ...sequence.flatMap(captures)]) : sameBranch;
+      for (const child of sequence) refuseUnsetBackrefs(child, parser, repeated, branch);
+    }
   }
 }
 

@@ -320,9 +320,9 @@ const KNOWN: { why: string; applies(m: Mismatch): boolean }[] = [
       m.command === "awk -F" && m.real.status === 2 && m.ours.status === 0 && /[\][]-/u.test(m.pattern),
   },
   {
-    why: "grep -E refuses a pattern GNU grep's dfa and glibc's matcher read two ways (^*, $+, \\<*, {1}b)",
+    why: "grep refuses a pattern GNU grep's dfa and glibc's matcher read two ways (-E ^*, $+, \\<*, {1}b; \\'* in BRE)",
     applies: (m) =>
-      m.command.startsWith("grep -E") && m.ours.status === 2 && m.ours.stderr.includes("two ways"),
+      m.command.startsWith("grep") && m.ours.status === 2 && m.ours.stderr.includes("two ways"),
   },
   {
     why: "GNU grep reads an anchor in a repeated group its own way (((^\\W)?)+aa finds no aa after the line's start)",
