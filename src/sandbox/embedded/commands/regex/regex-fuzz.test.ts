@@ -321,8 +321,7 @@ const KNOWN: { why: string; applies(m: Mismatch): boolean }[] = [
   },
   {
     why: "grep refuses a pattern GNU grep's dfa and glibc's matcher read two ways (-E ^*, $+, \\<*, {1}b; \\'* in BRE)",
-    applies: (m) =>
-      m.command.startsWith("grep") && m.ours.status === 2 && m.ours.stderr.includes("two ways"),
+    applies: (m) => m.command.startsWith("grep") && m.ours.status === 2 && m.ours.stderr.includes("two ways"),
   },
   {
     why: "GNU grep reads an anchor in a repeated group its own way (((^\\W)?)+aa finds no aa after the line's start)",
