@@ -223,6 +223,10 @@ const FUZZ_FOUND: DifferentialCase[] = [
   { args: ["-c", "[:digit:]"], stdin: ":\n" },
   { args: ["-c", "-E", "a|[^:space:]"], stdin: ":\n" },
   { args: ["-c", "[:a]"], stdin: ":\n" },
+  // Ignoring case, glibc ranges between the upper-case ends.
+  { args: ["-c", "-i", "[Z-a]"], stdin: "b\n" },
+  { args: ["-o", "-i", "[a-_]\\+"], stdin: "x^_Ab\n" },
+  { args: ["-c", "-i", "-E", "x[]-c]"], stdin: "\n" },
   // glibc's errors come before the dfa's "[:space:]" one.
   { args: ["-c", "\\(a[:space:]"], stdin: ":\n" },
 ];

@@ -243,7 +243,10 @@ class Parser {
         // GNU grep's dfa repeats "\`" and "\'" in BRE too ("\'*" selects every line): two readings.
         const buffer = atom.kind === "bufferStart" || atom.kind === "bufferEnd";
         const quantifier = this.src[this.i] === "*" || /^\\[+?{]/u.test(this.src.slice(this.i, this.i + 2));
-        if (this.basic && !this.options.strictEre && buffer && quantifier) this.twoReadings = true;
+        // And "\<\{0\}" after any anchor (the dfa's empty repeat, glibc's literal "{0}").
+        const interval = this.src.startsWith("\\{", this.i);
+        if (this.basic && !this.options.strictEre && ((buffer && quantifier) || interval))
+          this.twoReadings = true;
         nodes.push(atom);
       } else {
         if (atom.type === "assert" && this.atQuantifier()) {
@@ -604,11 +607,15 @@ class Parser {
         if (!this.options.awk && (from.char.codePointAt(0)! > 0x7f || to.char.codePointAt(0)! > 0x7f)) {
           throw new RegexSyntaxError("Invalid collation character", open);
         }
-        if (to.char.codePointAt(0)! < from.char.codePointAt(0)!) {
+        // glibc ignoring case ranges between the upper-case ends: "[a-_]" is A to _, "[Z-a]" is wrong.
+        const [low, high] = this.options.ignoreCase
+          ? [asciiUpper(from.char), asciiUpper(to.char)]
+          : [from.char, to.char];
+        if (high.codePointAt(0)! < low.codePointAt(0)!) {
           throw new RegexSyntaxError("Invalid range end", open);
         }
         if (dashAfter()) throw new RegexSyntaxError("Invalid range end", open);
-        parts.push(`${literal(from.char)}-${literal(to.char)}`);
+        parts.push(`${literal(low)}-${literal(high)}`);
         continue;
       }
       parts.push(literal(from.char));
@@ -658,6 +665,8 @@ function refuseUnsetBackrefs(
     }
   }
 }
+
+const asciiUpper = (char: string) => (/^[a-z]$/u.test(char) ? char.toUpperCase() : char);
 
 /** The capture groups in a node. */
 function captures(node: RegexNode): number[] {
