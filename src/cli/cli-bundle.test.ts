@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import {
   mkdirSync,
   mkdtempSync,
@@ -15,14 +14,12 @@ import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { bundleIfFresh, freshness, MANIFEST, sourceStamps, sourcesHash } from "../../bin/cli-bundle.mjs";
 import { buildCli } from "../../scripts/build-cli.mjs";
+import { type CliRun, runToolroom } from "../test-support/toolroom-cli.ts";
 
 const ROOT = join(import.meta.dirname, "..", "..");
 
 /** Runs the built bundle itself (not bin/toolroom, which would fall back to tsx were it stale). */
-function runBundle(
-  args: string[],
-  input: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function runBundle(args: string[], input: string): Promise<CliRun> {
   const entry = pathToFileURL(join(ROOT, "dist-cli", "cli-main.mjs")).href;
   // A file, not `node -e`: workers inherit the process's flags, and jq's would choke on --input-type.
   const runner = join(mkdtempSync(join(tmpdir(), "toolroom-cli-bundle-run-")), "run.mjs");
@@ -30,26 +27,16 @@ function runBundle(
     runner,
     `const cli = await import(${JSON.stringify(entry)});\nprocess.exitCode = await cli.main(process.argv.slice(2));\n`,
   );
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [runner, ...args], {
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, TOOLROOM_DEBUG: "1" },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      rmSync(dirname(runner), { recursive: true, force: true });
-      resolve({ code, stdout, stderr });
-    });
-    child.stdin.end(input);
-  });
+  try {
+    return await runToolroom(
+      [runner, ...args],
+      input,
+      { ...process.env, TOOLROOM_DEBUG: "1" },
+      process.execPath,
+    );
+  } finally {
+    rmSync(dirname(runner), { recursive: true, force: true });
+  }
 }
 
 describe("the CLI bundle (dist-cli)", () => {

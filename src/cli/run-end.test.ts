@@ -1,51 +1,11 @@
-import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { startToolroom as start } from "../test-support/toolroom-cli.ts";
 import { TEMP_NAME } from "./host-folder.ts";
 
 /** How a run ends when told to from outside: real child processes, real signals. */
-
-const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
-
-interface Run {
-  child: ChildProcessWithoutNullStreams;
-  stdout: () => string;
-  stderr: () => string;
-  /** Resolves once stdout holds `count` lines. */
-  lines(count: number): Promise<void>;
-  ended: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-}
-
-function start(args: string[]): Run {
-  const child = spawn(BIN, args, { stdio: ["pipe", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  const waiting: { count: number; resolve: () => void }[] = [];
-  const check = () => {
-    const have = stdout.split("\n").length - 1;
-    for (const wait of waiting.splice(0)) (have >= wait.count ? wait.resolve : () => waiting.push(wait))();
-  };
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-    check();
-  });
-  child.stderr.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  return {
-    child,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    lines: (count) =>
-      new Promise((resolve) => {
-        waiting.push({ count, resolve });
-        check();
-      }),
-    ended: new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal }))),
-  };
-}
 
 function folder(): string {
   const dir = mkdtempSync(join(tmpdir(), "toolroom-end-"));
@@ -61,7 +21,7 @@ describe("a batch run told to stop", () => {
     const dir = folder();
     const run = start(["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"]);
     run.child.stdin.write(call("echo one > one.txt"));
-    await run.lines(1);
+    await run.waitForLines(1);
     run.child.stdin.write(call("echo two > two.txt; echo changed > a.txt; sleep 60; echo late > late.txt"));
     await pause(3000);
     run.child.kill("SIGTERM");
@@ -98,7 +58,7 @@ describe("a batch run told to stop", () => {
       const dir = folder();
       const run = start(["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"]);
       run.child.stdin.write(call("echo one > one.txt && rm a.txt"));
-      await run.lines(1);
+      await run.waitForLines(1);
       run.child.kill(signal);
       const { code } = await run.ended;
       expect(code, run.stderr()).toBe(exit);
@@ -113,7 +73,7 @@ describe("a batch run told to stop", () => {
     const dir = folder();
     const run = start(["batch", "--workspace", dir, "--profile", "coding-agent"]);
     run.child.stdin.write(call("echo one > one.txt"));
-    await run.lines(1);
+    await run.waitForLines(1);
     run.child.kill("SIGTERM");
     expect((await run.ended).code).toBe(143);
     expect(run.stderr()).toMatch(
@@ -142,12 +102,8 @@ describe("a signal during write-back", () => {
       writeFileSync(join(dir, "big.bin"), big);
       const run = start(["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"]);
       run.child.stdin.end(call("echo x >> big.bin && echo b > b.txt"));
-      let exited = false;
-      void run.ended.then(() => {
-        exited = true;
-      });
-      while (!exited && !readdirSync(dir).some((name) => TEMP_NAME.test(name))) await pause(1);
-      if (exited) continue;
+      while (!run.exited() && !readdirSync(dir).some((name) => TEMP_NAME.test(name))) await pause(1);
+      if (run.exited()) continue;
       run.child.kill("SIGTERM");
       const { code } = await run.ended;
       expect(code, run.stderr()).toBe(143);
@@ -179,7 +135,7 @@ describe("an MCP run told to stop", () => {
     run.child.stdin.write(
       rpc(2, "tools/call", { name: "shell", arguments: { command: "echo one > one.txt" } }),
     );
-    await run.lines(2);
+    await run.waitForLines(2);
     run.child.stdin.end(
       rpc(3, "tools/call", { name: "shell", arguments: { command: "echo two > two.txt; sleep 60" } }),
     );

@@ -1,9 +1,9 @@
-import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, type Stats, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { startToolroom as start } from "../test-support/toolroom-cli.ts";
 import { TEMP_NAME } from "./host-folder.ts";
 
 /**
@@ -11,7 +11,6 @@ import { TEMP_NAME } from "./host-folder.ts";
  * every file is found either as it was or as the sandbox had it, never cut short or mixed.
  */
 
-const BIN = join(import.meta.dirname, "..", "..", "bin", "toolroom");
 const TRIALS = 20;
 const BIG = 60 * 1024 * 1024;
 const SMALL = [
@@ -38,22 +37,15 @@ describe("write-back killed with SIGKILL", () => {
       writeFileSync(join(dir, "big.bin"), big);
       for (const name of SMALL) writeFileSync(join(dir, name), versions.small(name).old);
 
-      const child = spawn(BIN, ["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"], {
-        stdio: ["pipe", "ignore", "ignore"],
-      });
-      const ended = new Promise((resolve) => child.on("close", resolve));
-      child.stdin.end(`${JSON.stringify({ tool: "shell", params: { command } })}\n`);
+      const run = start(["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"]);
+      run.child.stdin.end(`${JSON.stringify({ tool: "shell", params: { command } })}\n`);
       // Write-back has begun once its first temporary file shows; kill at a random moment after.
-      let exited = false;
-      void ended.then(() => {
-        exited = true;
-      });
-      while (!exited && !readdirSync(dir).some((name) => TEMP_NAME.test(name))) await pause(1);
-      if (!exited) {
+      while (!run.exited() && !readdirSync(dir).some((name) => TEMP_NAME.test(name))) await pause(1);
+      if (!run.exited()) {
         await pause(Math.floor(Math.random() * 400));
-        child.kill("SIGKILL");
+        run.child.kill("SIGKILL");
       }
-      await ended;
+      await run.ended;
 
       const names = readdirSync(dir).filter((name) => !TEMP_NAME.test(name));
       expect(names.sort()).toEqual(["big.bin", ...SMALL].sort());
@@ -74,32 +66,6 @@ describe("write-back killed with SIGKILL", () => {
     expect(interrupted, `${interrupted} interrupted, ${completed} completed`).toBeGreaterThan(0);
   }, 900_000);
 });
-
-/** Starts a run; `answers(n)` resolves once stdout holds n lines (the answers so far). */
-function start(args: string[]) {
-  const child = spawn(BIN, args, { stdio: ["pipe", "pipe", "ignore"] });
-  let stdout = "";
-  const waiting: { count: number; resolve: () => void }[] = [];
-  const check = () => {
-    const have = stdout.split("\n").length - 1;
-    for (const wait of waiting.splice(0)) (have >= wait.count ? wait.resolve : () => waiting.push(wait))();
-  };
-  child.stdout.on("data", (chunk) => {
-    stdout += chunk;
-    check();
-  });
-  const ended = new Promise((resolve) => child.on("close", resolve));
-  return {
-    child,
-    ended,
-    lines: () => stdout.trim().split("\n"),
-    answers: (count: number) =>
-      new Promise<void>((resolve) => {
-        waiting.push({ count, resolve });
-        check();
-      }),
-  };
-}
 
 describe("a run killed with SIGKILL after some calls were answered", () => {
   const tenMb = Buffer.alloc(10 * 1024 * 1024, "z");
@@ -134,7 +100,7 @@ describe("a run killed with SIGKILL after some calls were answered", () => {
     run.child.stdin.write(
       calls.map((command) => `${JSON.stringify({ tool: "shell", params: { command } })}\n`).join(""),
     );
-    await run.answers(3);
+    await run.waitForLines(3);
     // The fourth call is running (it sleeps): kill the whole process, no chance to write anything more.
     await pause(1500);
     run.child.kill("SIGKILL");
@@ -161,7 +127,7 @@ describe("a run killed with SIGKILL after some calls were answered", () => {
     run.child.stdin.write(
       calls.map((command, i) => rpc(i + 1, "tools/call", { name: "shell", arguments: { command } })).join(""),
     );
-    await run.answers(4);
+    await run.waitForLines(4);
     await pause(1500);
     run.child.kill("SIGKILL");
     await run.ended;
