@@ -58,6 +58,9 @@ const GENEROUS_LIMITS = {
   maxOutputSize: 256 * 1024 * 1024,
   maxStringLength: 256 * 1024 * 1024,
   maxCallDepth: 1000,
+  // A stopped command ends by itself before the shell moves on, so its last output, status and
+  // file changes count: python3 unwinds its KeyboardInterrupt (a traceback) within 2 s, or is terminated.
+  maxExtensionCleanupTimeMs: 2500,
 } as const;
 /** just-bash words its own deadline "execution exceeded execution deadline" or "bash: sleep exceeded its execution deadline". */
 const DEADLINE_MESSAGE = /exceeded (?:its )?execution deadline/u;

@@ -53,6 +53,8 @@ export const TERMINAL_READERS = new Set([
   "cat",
   "head",
   "node",
+  "python3",
+  "python",
   "wc",
   "sort",
   "uniq",

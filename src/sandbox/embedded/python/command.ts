@@ -6,6 +6,7 @@ import {
   type ResolvedCommandContext,
 } from "just-bash";
 import { deadlineSignal } from "../../stop-signal.ts";
+import { type LiveIo, withLiveRunner } from "../tty.ts";
 import { isReserved } from "./engine.ts";
 import type { TreeChange, TreeEntry } from "./protocol.ts";
 import { pythonRunner } from "./registry.ts";
@@ -40,9 +41,13 @@ const NOT_COPIED = new Set(["node_modules"]);
  */
 export function createPythonCommands(options: PythonCommandOptions = {}): Command[] {
   const run = (args: string[], ctx: ResolvedCommandContext) => runPython(args, ctx, options);
+  // On a session's terminal (live-script.ts rewrites `python3 …` whose stdin is the terminal) the
+  // program reads what is typed as it arrives and its output streams out as it is written.
+  const live = (args: string[], ctx: ResolvedCommandContext, io: LiveIo) =>
+    runPython(args, ctx, options, undefined, io);
   return [
-    defineCommand("python3", run),
-    defineCommand("python", run),
+    withLiveRunner(defineCommand("python3", run), live),
+    withLiveRunner(defineCommand("python", run), live),
     defineCommand("pytest", (args, ctx) => runPytest(args, ctx, options)),
   ];
 }
@@ -91,22 +96,30 @@ async function runPython(
   ctx: ResolvedCommandContext,
   options: PythonCommandOptions,
   gathered?: TreeEntry[],
+  live?: LiveIo,
 ): Promise<ExecResult> {
   const python = pythonRunner();
   if (!python) return NO_RUNNER;
   // CPython prints exactly this; answering it here spares a probe (workspace_info) an interpreter start.
   if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
-    return { stdout: `Python ${EMBEDDED_PYTHON_VERSION}\n`, stderr: "", exitCode: 0 };
+    const version = `Python ${EMBEDDED_PYTHON_VERSION}\n`;
+    if (live?.stdout) {
+      live.stdout(version);
+      return { stdout: "", stderr: "", exitCode: 0 };
+    }
+    return { stdout: version, stderr: "", exitCode: 0 };
   }
   const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
   const remaining = ctx.executionScope?.remainingTimeMs() ?? Number.POSITIVE_INFINITY;
   // Stop before the shell does (KeyboardInterrupt, then termination after the grace), so what the
   // program printed and how it stopped are reported by this command rather than cut off by the shell.
   const shellBudget = remaining - Math.min(STOP_MARGIN_MS, remaining / 4);
-  const budgetMs = Math.max(1, Math.floor(Math.min(options.timeoutMs ?? DEFAULT_TIMEOUT_MS, shellBudget)));
+  // On a terminal a program waits for a person: only the shell's own deadline (and Ctrl-C) bound it.
+  const ownBudget = options.timeoutMs ?? (live ? Number.POSITIVE_INFINITY : DEFAULT_TIMEOUT_MS);
+  const budgetMs = Math.max(1, Math.floor(Math.min(ownBudget, shellBudget)));
   const tree = gathered ?? (await readTree(ctx.fs));
-  const stdout = new Utf8Collector();
-  const stderr = new Utf8Collector();
+  const stdout = new Utf8Collector(live?.stdout);
+  const stderr = new Utf8Collector(live?.stderr);
   // A runaway printer would fill the host's memory before its deadline (it crashed the CLI at 2 GB).
   const maxOutput = Math.min(MAX_OUTPUT_BYTES, ctx.limits?.maxOutputSize ?? MAX_OUTPUT_BYTES);
   let printed = 0;
@@ -130,14 +143,26 @@ async function runPython(
         args,
         cwd: ctx.cwd,
         env: ctx.exportedEnv ?? Object.fromEntries(ctx.env),
-        stdin: latin1Bytes(String(ctx.stdin as unknown)),
+        stdin: live ? new Uint8Array(0) : latin1Bytes(String(ctx.stdin as unknown)),
         tree,
         sitePaths: sitePathsFor(tree, ctx.cwd),
         deadline: Date.now() + budgetMs,
         memoryLimitBytes,
         maxOutputBytes: maxOutput,
       },
-      { output, signal: stop.signal },
+      {
+        output,
+        signal: stop.signal,
+        ...(live
+          ? {
+              input: async (stopped: AbortSignal) => {
+                const chunk = await live.input.next(stopped);
+                return typeof chunk === "string" ? encoder.encode(chunk) : chunk;
+              },
+              unread: (bytes: Uint8Array) => live.input.giveBack(new TextDecoder().decode(bytes)),
+            }
+          : {}),
+      },
     );
   } catch (error) {
     return {
@@ -190,15 +215,24 @@ export function sitePathsFor(tree: TreeEntry[], cwd: string): string[] {
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/gu, "\\$&");
 
-/** Decodes output chunks as UTF-8 across chunk boundaries. */
+const encoder = new TextEncoder();
+
+/** Decodes output chunks as UTF-8 across chunk boundaries; printed as they come when given a terminal. */
 class Utf8Collector {
   private readonly decoder = new TextDecoder();
   private out = "";
+  constructor(private readonly terminal?: ((text: string) => void) | undefined) {}
   push(data: Uint8Array): void {
-    this.out += this.decoder.decode(data, { stream: true });
+    this.emit(this.decoder.decode(data, { stream: true }));
   }
   text(): string {
-    return this.out + this.decoder.decode();
+    this.emit(this.decoder.decode());
+    return this.out;
+  }
+  private emit(text: string): void {
+    if (text === "") return;
+    if (this.terminal) this.terminal(text);
+    else this.out += text;
   }
 }
 

@@ -1,3 +1,4 @@
+import { EIO, errno, LiveStdinReader } from "./live-stdin.ts";
 import type {
   DoneMessage,
   PackageFile,
@@ -84,6 +85,8 @@ type CreateModule = (options: Record<string, unknown>) => Promise<EmModule>;
 export interface RunHooks {
   /** Program output as it is written. */
   output(fd: 1 | 2, data: Uint8Array): void;
+  /** A read of a live stdin found nothing buffered: asks the host for what is typed next. */
+  requestInput?(): void;
 }
 
 export class PythonEngine {
@@ -155,7 +158,16 @@ export class PythonEngine {
     const baseline = new Map<string, TreeEntry>();
     populate(fs, request.tree, baseline);
     recordDefaults(fs, baseline);
-    const stdio = connectStdio(fs, hooks, request.stdin, request.maxOutputBytes ?? Number.POSITIVE_INFINITY);
+    let stopped: DoneMessage["stopped"];
+    const interrupt = this.interrupt;
+    let deadlineFired = false;
+    const stdin = stdinReader(request, hooks, {
+      stopPending: () =>
+        (interrupt !== null && Atomics.load(interrupt, 0) !== 0) ||
+        (!deadlineFired && Date.now() >= request.deadline),
+      deadline: request.deadline,
+    });
+    const stdio = connectStdio(fs, hooks, stdin, request.maxOutputBytes ?? Number.POSITIVE_INFINITY);
     try {
       fs.chdir(request.cwd);
     } catch {
@@ -163,9 +175,6 @@ export class PythonEngine {
       return { exitCode: 2, changes: [] };
     }
 
-    let stopped: DoneMessage["stopped"];
-    const interrupt = this.interrupt;
-    let deadlineFired = false;
     // CPython reads [0] every few dozen bytecodes and writes 0 back; a getter lets the deadline
     // and the host's SharedArrayBuffer both raise KeyboardInterrupt without another thread.
     module.Py_EmscriptenSignalBuffer = {
@@ -259,14 +268,56 @@ export class PythonEngine {
   }
 }
 
-/** Replaces fds 0, 1 and 2 with pipes (not terminals): stdin from the request, output to the host. */
+/** Reads stdin into `buffer` as read(2) does: the count, 0 at end of input, or a thrown errno. */
+type StdinRead = (buffer: Uint8Array, offset: number, length: number) => number;
+
+/**
+ * The program's stdin: the request's bytes (a pipe, a file, nothing), or a session's terminal read
+ * as it is typed, blocking this worker on shared memory until the host hands a chunk over.
+ */
+function stdinReader(
+  request: RunRequest,
+  hooks: RunHooks,
+  stops: { stopPending(): boolean; deadline: number },
+): StdinRead {
+  const live = request.liveStdin;
+  if (live === undefined) {
+    let offset = 0;
+    const bytes = request.stdin;
+    return (buffer, at, length) => {
+      const count = Math.min(length, bytes.length - offset);
+      buffer.set(bytes.subarray(offset, offset + count), at);
+      offset += count;
+      return count;
+    };
+  }
+  const requestInput = hooks.requestInput;
+  if (live === null || !requestInput || typeof Atomics.wait !== "function") {
+    // No shared memory to block on: a clear I/O error beats a hang or an empty answer.
+    let said = false;
+    return () => {
+      if (!said) {
+        said = true;
+        hooks.output(2, encode(`python3: ${LIVE_STDIN_UNAVAILABLE}\n`));
+      }
+      throw errno(EIO);
+    };
+  }
+  const reader = new LiveStdinReader(live, { request: requestInput, ...stops });
+  return (buffer, offset, length) => reader.read(buffer, offset, length);
+}
+
+/** Said when a program reads a terminal this host cannot share memory with. */
+export const LIVE_STDIN_UNAVAILABLE =
+  "cannot read the terminal here: this page has no shared memory (it is not cross-origin isolated), which the embedded Python needs to wait for what is typed. Pipe the input in instead (printf 'line\\n' | python3 …).";
+
+/** Replaces fds 0, 1 and 2 with pipes (not terminals): stdin from `readStdin`, output to the host. */
 function connectStdio(
   fs: EmFs,
   hooks: RunHooks,
-  stdin: Uint8Array,
+  readStdin: StdinRead,
   maxOutputBytes: number,
 ): { outputLimited(): boolean } {
-  let stdinOffset = 0;
   let written = 0;
   const device = (minor: number, ops: DeviceOps) => {
     const dev = fs.makedev(64, minor);
@@ -274,12 +325,7 @@ function connectStdio(
     return dev;
   };
   const stdinDev = device(0, {
-    read(_stream, buffer, offset, length) {
-      const count = Math.min(length, stdin.length - stdinOffset);
-      buffer.set(stdin.subarray(stdinOffset, stdinOffset + count), offset);
-      stdinOffset += count;
-      return count;
-    },
+    read: (_stream, buffer, offset, length) => readStdin(buffer, offset, length),
   });
   const writer = (fd: 1 | 2): DeviceOps => ({
     write(_stream, buffer, offset, length) {
@@ -289,7 +335,7 @@ function connectStdio(
       written += length;
       if (written > maxOutputBytes) {
         if (!over) hooks.output(fd, buffer.slice(offset, offset + length));
-        throw Object.assign(new Error("output limit"), { name: "ErrnoError", errno: EFBIG });
+        throw errno(EFBIG);
       }
       hooks.output(fd, buffer.slice(offset, offset + length));
       return length;

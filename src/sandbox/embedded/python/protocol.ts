@@ -50,6 +50,11 @@ export interface RunRequest {
   cwd: string;
   env: Record<string, string>;
   stdin: Uint8Array;
+  /**
+   * A session's terminal instead of `stdin`: the worker asks for what is typed (a StdinWanted message)
+   * and waits on this memory (live-stdin.ts). null: a terminal, but no shared memory to wait on.
+   */
+  liveStdin?: SharedArrayBuffer | null;
   tree: TreeEntry[];
   /** Folders added with site.addsitedir at startup (.pth files in them apply): the workspace's venv. */
   sitePaths: string[];
@@ -84,8 +89,19 @@ export interface DoneMessage {
   crash?: string;
 }
 
+/** A read of the live stdin found nothing buffered: the host hands over what is typed next. */
+export interface StdinWantedMessage {
+  type: "stdin";
+  id: number;
+}
+
 export interface ReadyMessage {
   type: "ready";
 }
 
-export type FromWorker = OutputMessage | DoneMessage | ReadyMessage | { type: "error"; message: string };
+export type FromWorker =
+  | OutputMessage
+  | StdinWantedMessage
+  | DoneMessage
+  | ReadyMessage
+  | { type: "error"; message: string };

@@ -1,3 +1,4 @@
+import { createLiveStdinBuffer, LiveStdinHost } from "./live-stdin.ts";
 import type { DoneMessage, FromWorker, PackageFile, PythonAssets, RunRequest, ToWorker } from "./protocol.ts";
 
 /** A Python worker as its host sees it: a Worker in the browser, a worker_thread in Node. */
@@ -36,6 +37,13 @@ export interface RunControls {
   output(fd: 1 | 2, data: Uint8Array): void;
   /** Ctrl-C / Cancel: a KeyboardInterrupt first, termination if the program ignores it. */
   signal?: AbortSignal | undefined;
+  /**
+   * A session's terminal as stdin (instead of `input.stdin`): the next chunk typed, null at end of
+   * input (Ctrl-D), undefined once `stopped` aborted (the run ended or was stopped first).
+   */
+  input?: ((stopped: AbortSignal) => Promise<Uint8Array | null | undefined>) | undefined;
+  /** What was taken from the terminal but reached no read when the run ended (the rest of a long line). */
+  unread?: ((bytes: Uint8Array) => void) | undefined;
 }
 
 /** How long a program may take to stop after its KeyboardInterrupt before its worker is terminated. */
@@ -199,6 +207,14 @@ export class PythonRunner {
       slot.packagesVersion = this.packagesVersion;
     }
     const id = this.nextId++;
+    const ended = new AbortController();
+    const liveBuffer = controls.input && slot.interrupt ? createLiveStdinBuffer() : null;
+    const live =
+      controls.input && liveBuffer
+        ? new LiveStdinHost(liveBuffer, () =>
+            controls.input!(AbortSignal.any([ended.signal, ...(controls.signal ? [controls.signal] : [])])),
+          )
+        : null;
     return new Promise<RunOutcome>((resolve) => {
       let settled = false;
       let stopRequested: "deadline" | "interrupt" | undefined;
@@ -211,6 +227,9 @@ export class PythonRunner {
         controls.signal?.removeEventListener("abort", onAbort);
         slot.current = null;
         slot.fail = null;
+        ended.abort();
+        const unread = live?.unread();
+        if (unread) controls.unread?.(unread);
         resolve(outcome);
       };
       const kill = () => {
@@ -226,14 +245,20 @@ export class PythonRunner {
         if (settled || stopRequested) return;
         stopRequested = why;
         if (slot.interrupt && why === "interrupt") Atomics.store(slot.interrupt, 0, 2);
+        // A read blocked on what is typed wakes to see it (the deadline it sees by itself).
+        live?.wake();
         // Without shared memory the program cannot be asked; with it, it gets a moment to unwind.
         killTimer = setTimeout(kill, slot.interrupt ? STOP_GRACE_MS : 0);
       };
       const onAbort = () => stop("interrupt");
       // The worker raises KeyboardInterrupt itself at the deadline; this is the backstop.
-      const deadlineTimer = setTimeout(() => stop("deadline"), Math.max(0, input.deadline - Date.now()));
+      // A session's program may wait for a person with no deadline at all (Infinity).
+      const deadlineTimer = Number.isFinite(input.deadline)
+        ? setTimeout(() => stop("deadline"), Math.max(0, input.deadline - Date.now()))
+        : undefined;
       slot.current = (message) => {
         if (message.type === "output" && message.id === id) controls.output(message.fd, message.data);
+        else if (message.type === "stdin" && message.id === id) void live?.requested();
         else if (message.type === "done" && message.id === id) {
           const { type: _type, id: _id, ...rest } = message;
           finish(rest);
@@ -247,7 +272,8 @@ export class PythonRunner {
       const buffers = new Set<ArrayBuffer>();
       for (const entry of input.tree)
         if (entry.kind === "file") buffers.add(entry.data.buffer as ArrayBuffer);
-      slot.handle.post({ type: "run", id, ...input }, [...buffers]);
+      const request = controls.input ? { ...input, liveStdin: liveBuffer } : input;
+      slot.handle.post({ type: "run", id, ...request }, [...buffers]);
       if (controls.signal?.aborted) onAbort();
     });
   }

@@ -30,6 +30,7 @@ export function servePythonWorker(port: WorkerPort, loader: LoaderFactory): void
           const id = message.id;
           const result = await engine.run(message, {
             output: (fd, data) => port.post({ type: "output", id, fd, data }, [data.buffer as ArrayBuffer]),
+            requestInput: () => port.post({ type: "stdin", id }),
           });
           port.post({ type: "done", id, ...result });
         }
