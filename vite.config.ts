@@ -56,17 +56,56 @@ const WORKER_DEPS = [
 /** just-bash's CPython for Emscripten; its package's exports map hides the folder, so it gets a name of its own. */
 const CPYTHON = fileURLToPath(new URL("./node_modules/just-bash/vendor/cpython-emscripten", import.meta.url));
 
+const WORKER_ENTRY = fileURLToPath(new URL("./src/worker/worker.ts", import.meta.url));
+
+/**
+ * A worker has no <link rel="modulepreload">: the chunks its dynamic import of the runtime brings
+ * (the runtime, the bundler's helpers) were fetched one after another, each found by compiling the
+ * one before, a round trip apiece on a loaded machine. The tool worker's first module asks for them
+ * all at once instead, as Vite's preload does for the page.
+ */
+function preloadRuntime(): Plugin {
+  return {
+    name: "toolroom:preload-runtime",
+    renderChunk(code, chunk, _options, meta) {
+      if (chunk.facadeModuleId !== WORKER_ENTRY) return null;
+      const chunks = meta.chunks as Record<string, { imports: string[] }>;
+      const wanted = new Set<string>();
+      const add = (file: string) => {
+        if (wanted.has(file)) return;
+        wanted.add(file);
+        for (const dependency of chunks[file]?.imports ?? []) add(dependency);
+      };
+      for (const file of chunk.dynamicImports) add(file);
+      for (const file of chunk.imports) wanted.delete(file);
+      if (wanted.size === 0) return null;
+      const names = [...wanted].map((file) => JSON.stringify(`./${file.slice(file.lastIndexOf("/") + 1)}`));
+      return { code: `for(const u of[${names.join(",")}])import(u).catch(()=>{});\n${code}`, map: null };
+    },
+  };
+}
+
 export default defineConfig({
   plugins: [react(), justBashParse()],
   resolve: { alias: { "cpython-emscripten": CPYTHON } },
   worker: {
     format: "es",
-    plugins: () => [justBashParse()],
+    plugins: () => [justBashParse(), preloadRuntime()],
     // The runtime that answers the worker's first calls is one chunk (modules it shares with the shell
     // included): split into chunks that name each other, it was fetched a level at a time.
     rolldownOptions: {
       output: {
-        codeSplitting: { groups: [{ name: "runtime", test: /src[\\/]worker[\\/]browser-runtime\.ts$/u }] },
+        codeSplitting: {
+          groups: [
+            // What the worker's first module imports, apart: the store opens while the runtime downloads.
+            {
+              name: "worker-start",
+              test: /node_modules[\\/](comlink|idb)[\\/]|src[\\/]worker[\\/](store|when-loaded)\.ts$/u,
+              priority: 2,
+            },
+            { name: "runtime", test: /src[\\/]worker[\\/]browser-runtime\.ts$/u, priority: 1 },
+          ],
+        },
       },
     },
   },
