@@ -17,6 +17,22 @@ test.describe("boot", () => {
     await expect(treeRow(page, "package.json")).toBeVisible();
   });
 
+  test("the page's HTML starts the tool worker and the page uses that one, not a second", async ({
+    page,
+  }) => {
+    const toolWorkers: string[] = [];
+    page.on("worker", (worker) => {
+      if (/\/assets\/worker-[\w-]+\.js$/u.test(new URL(worker.url()).pathname))
+        toolWorkers.push(worker.url());
+    });
+    await openApp(page);
+    expect(await page.evaluate(() => typeof (window as { toolroomWorker?: unknown }).toolroomWorker)).toBe(
+      "object",
+    );
+    await runTool(page, "list_files", {});
+    expect(toolWorkers).toHaveLength(1);
+  });
+
   test("an explicit WebContainer choice that cannot boot still ends on the embedded sandbox, and says so", async ({
     page,
   }) => {

@@ -6,8 +6,15 @@ import { WorkerHost } from "./worker-host.ts";
  * terminal), so the first tool call waits for the worker and the workspace only.
  */
 performance.mark("toolroom:main");
-const spawn = () =>
-  new Worker(new URL("../worker/worker.ts", import.meta.url), { type: "module", name: "toolroom-runtime" });
+// The built page's index.html has started the worker already (see vite.config.ts); a restart makes a new one.
+let started = (window as { toolroomWorker?: Worker }).toolroomWorker;
+const spawn = () => {
+  const worker =
+    started ??
+    new Worker(new URL("../worker/worker.ts", import.meta.url), { type: "module", name: "toolroom-runtime" });
+  started = undefined;
+  return worker;
+};
 const host = new WorkerHost(spawn);
 // For the end-to-end tests and the bench, which drive the same worker API the UI uses.
 const page = window as unknown as { toolroom: { host: WorkerHost; model?: unknown } };

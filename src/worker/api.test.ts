@@ -7,6 +7,7 @@ import { CALLS_CHANNEL, StopBoard } from "../sandbox/stop-signal.ts";
 import { stopLater } from "../sandbox/testing/stop-later.ts";
 import { loadedRustRegex } from "../tools/rust-regex.ts";
 import { type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
+import { workspaceToOpen } from "./first-workspace.ts";
 import { WorkspaceStore } from "./store.ts";
 
 let databases = 0;
@@ -74,6 +75,34 @@ describe("worker API", () => {
     expect((await next.boot(embedded)).workspace.id).toBe(booted.workspace.id);
     expect(await store.listWorkspaces()).toHaveLength(1);
     store.close();
+  });
+
+  it("prepare() opens the workspace the worker's first module chose while the runtime loaded (one workspace, made once)", async () => {
+    const database = `toolroom-test-${++databases}`;
+    const store = WorkspaceStore.open(database);
+    const shell = () => Promise.reject(new Error("a starter without symlinks needs no shell"));
+    // What src/worker/worker.ts does on the page's prepare(), before the runtime has loaded.
+    const chosen = store.then((opened) => workspaceToOpen(opened, seed, shell));
+    let asked = 0;
+    const api = createWorkerApi({
+      database,
+      store,
+      chooseFirstWorkspace: () => {
+        asked++;
+        return chosen;
+      },
+    });
+    await api.prepare(seed);
+    const booted = await api.boot(embedded);
+    expect(booted.workspace.id).toBe((await chosen).id);
+    expect(asked).toBe(1);
+    const opened = await store;
+    expect((await opened.listWorkspaces()).map((workspace) => workspace.name)).toEqual(["Starter"]);
+    // Made a repository as every new workspace is.
+    expect((await api.listFiles()).map((file) => file.path)).toContain("src/app.js");
+    expect((await opened.loadFiles(booted.workspace.id)).some((entry) => entry.path === ".git/HEAD")).toBe(
+      true,
+    );
   });
 
   it("prepare() opens the workspace: reads are answered before boot, in the same log, and boot gives it its shell", async () => {

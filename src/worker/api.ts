@@ -9,13 +9,14 @@ import type { Lesson } from "../lessons/lesson.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { DeferredSandbox } from "../sandbox/deferred-sandbox.ts";
 import { RemoteSandbox, type SandboxPort } from "../sandbox/port.ts";
-import { deserializeWorkspace, type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
+import { type SerializedWorkspace, serializeWorkspace } from "../sandbox/snapshot.ts";
 import { StopBoard } from "../sandbox/stop-signal.ts";
 import type { PtyRead, Sandbox } from "../sandbox/types.ts";
 import { parseSession, type SessionFile } from "../session/format.ts";
 import type { ShareResult } from "../session/share.ts";
 import type { AgentHost, AgentPaneUpdate, AgentState } from "./agent-host.ts";
 import { EDITOR_PROFILE, editorProfile } from "./editor-profile.ts";
+import { createWorkspace, workspaceToOpen } from "./first-workspace.ts";
 import {
   type LessonComparison,
   LessonHost,
@@ -24,7 +25,6 @@ import {
   lessonAgentOrigin,
   lessonOrigin,
 } from "./lessons.ts";
-import { asRepository } from "./new-repository.ts";
 import { type PythonPackagesApi, pythonPackagesApi } from "./python-host.ts";
 import { RecordingHost, type RecordingInfo } from "./recording-host.ts";
 import { ReplayHost, type ReplayStatus } from "./replay-host.ts";
@@ -263,6 +263,8 @@ export function createWorkerApi(
     store?: Promise<WorkspaceStore>;
     /** Makes an embedded sandbox (loading the shell, 1.3 MB of script); the worker's also registers python and jq. */
     embedded?: () => Promise<Sandbox>;
+    /** The workspace prepare() opens, when the worker's first module has begun choosing it (see first-workspace.ts). */
+    chooseFirstWorkspace?: (seed: WorkspaceSeed) => Promise<WorkspaceMeta>;
   } = {},
 ): WorkerApi {
   let store: WorkspaceStore | undefined;
@@ -521,21 +523,8 @@ export function createWorkerApi(
     return booted(meta, (await openWorkspace(meta, sandbox, interrupted)).arrival, started);
   };
 
-  /** `asIs`: keep the files exactly (a session's initial workspace); otherwise it becomes a repository. */
-  const create = async (seed: WorkspaceSeed, asIs = false): Promise<WorkspaceMeta> => {
-    const now = new Date().toISOString();
-    const meta: WorkspaceMeta = {
-      id: randomId(),
-      name: seed.name,
-      session: randomId(),
-      origin: seed.origin,
-      createdAt: now,
-      updatedAt: now,
-    };
-    const entries = deserializeWorkspace(seed.files).entries;
-    await requireStore().createWorkspace(meta, asIs ? entries : await asRepository(entries, embedded));
-    return meta;
-  };
+  const create = (seed: WorkspaceSeed, asIs = false): Promise<WorkspaceMeta> =>
+    createWorkspace(requireStore(), seed, embedded, asIs);
 
   /** In a lesson's workspace the model gets the lesson's tools only (its guards refuse the rest anyway). */
   const lessonTools = (): Record<string, string[]> | undefined => {
@@ -559,12 +548,6 @@ export function createWorkerApi(
     return { boot, replay: await replays!.start(session, current()) };
   };
   const profileNames = ALL_PROFILES.map((profile) => profile.name);
-  /** The workspace boot opens: the current one, else the first, else a new one from the seed. */
-  const workspaceToOpen = async (store: WorkspaceStore, seed: WorkspaceSeed): Promise<WorkspaceMeta> => {
-    const workspaces = await store.listWorkspaces();
-    const wanted = await store.getSetting<string>("currentWorkspace");
-    return workspaces.find((candidate) => candidate.id === wanted) ?? workspaces[0] ?? (await create(seed));
-  };
   /** Chosen (and on a first visit made) by prepare() while the page still picks the sandbox. */
   let preparing: Promise<WorkspaceMeta> | undefined;
   /** prepare() opening the workspace early: boot waits for it rather than open another beside it. */
@@ -595,13 +578,17 @@ export function createWorkerApi(
         session = undefined;
       }
       const meta =
-        (await prepared?.catch(() => undefined)) ?? (await workspaceToOpen(store, options.firstWorkspace));
+        (await prepared?.catch(() => undefined)) ??
+        (await workspaceToOpen(store, options.firstWorkspace, embedded));
       return open(meta, options.interrupted);
     },
 
     async prepare(firstWorkspace, board) {
       if (board && !stops) stops = StopBoard.attach(board);
-      preparing ??= openStore().then((store) => workspaceToOpen(store, firstWorkspace));
+      preparing ??= openStore().then(
+        (store) =>
+          options.chooseFirstWorkspace?.(firstWorkspace) ?? workspaceToOpen(store, firstWorkspace, embedded),
+      );
       const meta = await preparing.catch(() => undefined);
       if (!meta || session || opened || openingEarly) return;
       // Opened now, so the first calls need not wait for the page to pick the sandbox.
@@ -907,10 +894,4 @@ export function createWorkerApi(
 /** The built-in demos (60 KB of recorded sessions), loaded when the demo list is first asked for. */
 async function demoSessions() {
   return (await import("../session/demos/index.ts")).DEMO_SESSIONS;
-}
-
-function randomId(): string {
-  const bytes = new Uint8Array(8);
-  crypto.getRandomValues(bytes);
-  return [...bytes].map((byte) => byte.toString(16).padStart(2, "0")).join("");
 }

@@ -56,6 +56,22 @@ describe("an API exposed over comlink while it still loads", () => {
     port2.close();
   });
 
+  it("tells an early method of its call at once, and still answers it from the loaded API", async () => {
+    const { api, load } = slowApi();
+    const told: unknown[][] = [];
+    const { port1, port2 } = new MessageChannel();
+    expose(whenLoaded<Api>(api, [], { call: (...args) => told.push(args) }), port1);
+    const remote = wrap<Api>(port2) as Remote<Api>;
+    const answer = remote.call("list_files");
+    const other = remote.ping();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(told).toEqual([["list_files"]]);
+    load();
+    expect(await Promise.all([answer, other])).toEqual(["called list_files", 1]);
+    expect(told).toEqual([["list_files"]]);
+    port2.close();
+  });
+
   it("is not mistaken for a promise, and says which path is not a method", async () => {
     const { api, load } = slowApi();
     const stand = whenLoaded<Api>(api);
