@@ -59,10 +59,12 @@ const CPYTHON = fileURLToPath(new URL("./node_modules/just-bash/vendor/cpython-e
 const WORKER_ENTRY = fileURLToPath(new URL("./src/worker/worker.ts", import.meta.url));
 
 /**
- * A worker has no <link rel="modulepreload">: the chunks its dynamic import of the runtime brings
- * (the runtime, the bundler's helpers) were fetched one after another, each found by compiling the
- * one before, a round trip apiece on a loaded machine. The tool worker's first module asks for them
- * all at once instead, as Vite's preload does for the page.
+ * A worker has no <link rel="modulepreload">: chunks it imports were fetched one after another, each
+ * found by compiling the one before, a round trip apiece on a loaded machine (the runtime's facade,
+ * the runtime, the bundler's helpers under the first module's own imports). The tool worker's first
+ * module names them all at once instead, as Vite's preload does for the page: what its imports
+ * import, as static imports of its own (evaluated after them, so the order is unchanged), and what
+ * its dynamic import of the runtime brings, as dynamic imports started at once.
  */
 function preloadRuntime(): Plugin {
   return {
@@ -70,17 +72,25 @@ function preloadRuntime(): Plugin {
     renderChunk(code, chunk, _options, meta) {
       if (chunk.facadeModuleId !== WORKER_ENTRY) return null;
       const chunks = meta.chunks as Record<string, { imports: string[] }>;
-      const wanted = new Set<string>();
-      const add = (file: string) => {
-        if (wanted.has(file)) return;
-        wanted.add(file);
-        for (const dependency of chunks[file]?.imports ?? []) add(dependency);
+      const closure = (from: readonly string[]): Set<string> => {
+        const found = new Set<string>();
+        const add = (file: string) => {
+          if (found.has(file)) return;
+          found.add(file);
+          for (const dependency of chunks[file]?.imports ?? []) add(dependency);
+        };
+        for (const file of from) add(file);
+        return found;
       };
-      for (const file of chunk.dynamicImports) add(file);
-      for (const file of chunk.imports) wanted.delete(file);
-      if (wanted.size === 0) return null;
-      const names = [...wanted].map((file) => JSON.stringify(`./${file.slice(file.lastIndexOf("/") + 1)}`));
-      return { code: `for(const u of[${names.join(",")}])import(u).catch(()=>{});\n${code}`, map: null };
+      const name = (file: string) => JSON.stringify(`./${file.slice(file.lastIndexOf("/") + 1)}`);
+      const imported = closure(chunk.imports);
+      const deeper = [...imported].filter((file) => !chunk.imports.includes(file));
+      const later = [...closure(chunk.dynamicImports)].filter((file) => !imported.has(file));
+      if (deeper.length === 0 && later.length === 0) return null;
+      const start =
+        later.length > 0 ? `for(const u of[${later.map(name).join(",")}])import(u).catch(()=>{});\n` : "";
+      const statics = deeper.map((file) => `\nimport${name(file)};`).join("");
+      return { code: `${start}${code}${statics}`, map: null };
     },
   };
 }
