@@ -11,7 +11,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { FolderEntry, FolderSource } from "../sandbox/embedded/lazy-folder.ts";
-import { TEMP_NAME } from "./host-folder.ts";
+import { JOURNAL_NAME, TEMP_NAME } from "./write-back-journal.ts";
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -51,8 +51,8 @@ export class DiskFolder implements FolderSource {
         this.once(`${relative}/${shown}`, `left out ${join(relative, shown)}: its name is not valid UTF-8`);
         continue;
       }
-      // A killed write-back's temporary file is not the person's.
-      if (TEMP_NAME.test(name)) continue;
+      // A write-back's temporary files and journal (a killed run's included) are not the person's.
+      if (TEMP_NAME.test(name) || JOURNAL_NAME.test(name)) continue;
       const path = relative === "" ? name : `${relative}/${name}`;
       let stat: Stats;
       try {

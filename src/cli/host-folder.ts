@@ -1,7 +1,9 @@
-import type { Stats } from "node:fs";
+import { constants, type Stats } from "node:fs";
+import type { FileHandle } from "node:fs/promises";
 import {
   chmod,
   copyFile,
+  link,
   lstat,
   mkdir,
   open,
@@ -17,6 +19,9 @@ import type { FileChange } from "../core/checkpoints.ts";
 import { gitSetupReason, isGitFolderName } from "../core/git-setup.ts";
 import type { FolderEntry } from "../sandbox/embedded/lazy-folder.ts";
 import type { SnapshotEntry } from "../sandbox/types.ts";
+import { Journal, type JournalStep, leftoverOf, syncFolder, TEMP_NAME } from "./write-back-journal.ts";
+
+export { TEMP_NAME } from "./write-back-journal.ts";
 
 /**
  * Write-back: the sandbox's changes put on the folder on disk. A plan is made and checked in full
@@ -32,8 +37,10 @@ export interface WriteBackOptions {
   loaded?: (relative: string) => FolderEntry | undefined;
   /** The workspace folder itself was deleted in the sandbox. */
   rootGone?: boolean;
-  /** Whether the disk tells `A.txt` from `a.txt`; found by a probe of the folder when not given. */
+  /** Whether the disk tells `A.txt` from `a.txt` in every folder; each folder is asked when not given. */
   caseInsensitive?: boolean;
+  /** How a folder (relative, "" the top) is asked whether it compares names without case (tests). */
+  caseProbe?: (dir: string) => Promise<boolean>;
 }
 
 export interface WriteBackReport {
@@ -63,8 +70,6 @@ const PATH_MAX = 4095;
 const MAX_LINKS = 40;
 /** How many files are written at once. */
 const PARALLEL_WRITES = 8;
-/** Temporary files write-back makes beside the file it replaces; a killed run can leave one. */
-export const TEMP_NAME = /^\.toolroom-\d+-\d+\.tmp$/u;
 
 const byteLength = (text: string) => Buffer.byteLength(text, "utf8");
 const depth = (path: string) => path.split("/").length;
@@ -156,9 +161,27 @@ export async function planWriteBack(
       );
     return reason === null;
   });
-  // On a disk that does not tell A.txt from a.txt, two such names would be one file: neither is written.
-  const caseBlind = wanted.length > 0 && (options.caseInsensitive ?? (await isCaseInsensitive(folder)));
-  const clashing = caseBlind ? caseClashes(wanted) : new Map<string, string[]>();
+  /** Names in folders on disk, read when a new name is checked against them. */
+  const listings = new Map<string, string[]>();
+  const listing = async (dir: string): Promise<string[]> => {
+    if (!listings.has(dir))
+      listings.set(dir, await readdir(dir === "" ? folder : join(folder, ...dir.split("/"))).catch(() => []));
+    return listings.get(dir)!;
+  };
+  /**
+   * Whether names in folder `dir` are compared without case. Each folder is asked (a folder below
+   * can be another disk, or have ext4's per-folder casefolding); one still to be made takes after
+   * the folder on disk it is made in, as casefolding is inherited.
+   */
+  const blindAt = async (dir: string): Promise<boolean> => {
+    if (options.caseInsensitive !== undefined) return options.caseInsensitive;
+    let at = dir;
+    while (at !== "" && (await onDisk(at))?.isDirectory() !== true) at = parentOf(at);
+    if (options.caseProbe) return options.caseProbe(at);
+    return isCaseInsensitive(at === "" ? folder : join(folder, ...at.split("/")), await listing(at));
+  };
+  // Where the disk does not tell A.txt from a.txt, two such names would be one file: neither is written.
+  const clashing = await caseClashes(wanted, blindAt);
   for (const [path, others] of clashing)
     skip(
       path,
@@ -250,8 +273,6 @@ export async function planWriteBack(
     )
     .sort((a, b) => depth(b.path) - depth(a.path));
   const deleted = new Set<string>();
-  /** Names in folders on disk, read when a new name is checked against them (case-blind disks). */
-  const listings = new Map<string, string[]>();
   /** Folders on disk that keep something, so they are not deleted (nor replaced). */
   const kept = new Set<string>();
   for (const change of deletions) {
@@ -281,7 +302,7 @@ export async function planWriteBack(
         ? "the folder on disk it would replace keeps files"
         : null) ??
       nameProblem(folder, change.path) ??
-      (caseBlind && change.before === null ? await caseTwinOnDisk(change.path) : null) ??
+      (change.before === null ? await caseTwinOnDisk(change.path) : null) ??
       (await parentsProblem(change.path)) ??
       (deleted.has(change.path) ? null : await changedOnDisk(change));
     if (why) {
@@ -337,18 +358,23 @@ export async function planWriteBack(
   }
   return { steps, report };
 
-  /** Why a new name cannot be made: the disk has a name differing only by case that it would take for it. */
+  /**
+   * Why a new name cannot be made: looked up on disk it finds a name that differs only by case (the
+   * folder compares names without case), which writing it would overwrite. The lookup itself asks
+   * the folder, whatever disk or casefolding it has; nothing is read when the name finds nothing.
+   */
   async function caseTwinOnDisk(path: string): Promise<string | null> {
     const parent = parentOf(path);
     const name = path.slice(path.lastIndexOf("/") + 1);
-    if (!listings.has(parent))
-      listings.set(
-        parent,
-        await readdir(parent === "" ? folder : join(folder, ...parent.split("/"))).catch(() => []),
-      );
-    const twin = listings.get(parent)!.find((other) => other !== name && caseKey(other) === caseKey(name));
-    if (twin === undefined || deleted.has(parent === "" ? twin : `${parent}/${twin}`)) return null;
-    return `it differs only by case from ${parent === "" ? twin : `${parent}/${twin}`} on disk, and this disk does not tell such names apart; kept as it is on disk`;
+    // Told how the disk compares names (tests): the listing is read where it folds case.
+    const told = options.caseInsensitive !== undefined || options.caseProbe !== undefined;
+    if (!told && !(await onDisk(path))) return null;
+    const names = await listing(parent);
+    if (!told && names.includes(name)) return null;
+    const twin = names.find((other) => other !== name && caseKey(other) === caseKey(name));
+    const twinPath = twin === undefined ? undefined : parent === "" ? twin : `${parent}/${twin}`;
+    if (twinPath === undefined || deleted.has(twinPath) || (told && !(await blindAt(parent)))) return null;
+    return `it differs only by case from ${twinPath} on disk, and this disk does not tell such names apart; kept as it is on disk`;
   }
 
   /** Why a path's folders on disk cannot be written into (a link, a file), or null. */
@@ -373,53 +399,97 @@ export async function planWriteBack(
 /** What a case-blind disk compares names by (macOS and Windows also fold Unicode normal forms). */
 const caseKey = (path: string) => path.normalize("NFC").toLowerCase();
 
-/** Each changed path that another changed path differs from only by case, with those others. */
-function caseClashes(changes: readonly FileChange[]): Map<string, string[]> {
+/**
+ * Each changed path that another changed path differs from only by case, in a folder that does not
+ * tell such names apart, with those others. Only such pairs ask a folder how it compares names.
+ */
+async function caseClashes(
+  changes: readonly FileChange[],
+  blindAt: (dir: string) => Promise<boolean>,
+): Promise<Map<string, string[]>> {
   const groups = new Map<string, string[]>();
   for (const change of changes) {
     const key = caseKey(change.path);
     groups.set(key, [...(groups.get(key) ?? []), change.path]);
   }
   const clashing = new Map<string, string[]>();
-  for (const paths of groups.values())
-    if (paths.length > 1)
-      for (const path of paths)
-        clashing.set(
-          path,
-          paths.filter((other) => other !== path),
-        );
+  for (const paths of groups.values()) {
+    if (paths.length < 2) continue;
+    for (const path of paths) {
+      const others: string[] = [];
+      for (const other of paths)
+        if (other !== path && (await blindAt(whereTheyDiffer(path, other)))) others.push(other);
+      if (others.length > 0) clashing.set(path, others);
+    }
+  }
   return clashing;
 }
 
+/** The folder holding the first name in which two paths differ. */
+function whereTheyDiffer(a: string, b: string): string {
+  const left = a.split("/");
+  const right = b.split("/");
+  let same = 0;
+  while (same < left.length && left[same] === right[same]) same++;
+  return left.slice(0, same).join("/");
+}
+
+/** Each folder's answer, by its identity on disk (device and inode), for the run. */
 const caseProbes = new Map<string, Promise<boolean>>();
 
+/** A name with its ASCII letters' case swapped. */
+const swapCase = (name: string) =>
+  name.replace(/[A-Za-z]/gu, (letter) =>
+    letter === letter.toUpperCase() ? letter.toLowerCase() : letter.toUpperCase(),
+  );
+
 /**
- * Whether the disk under `folder` takes `A.txt` and `a.txt` for the same name (macOS, Windows):
- * a temporary file is made and its name looked up in capitals. Asked once per folder.
+ * Whether the folder `folder` takes `A.txt` and `a.txt` for the same name (macOS, Windows, ext4's
+ * casefolded folders): a name already in it (`names`, its listing, when known) is looked up with
+ * its case swapped; in a folder with no such name a temporary file is made for it. Asked once per
+ * folder (by device and inode, so another disk mounted below or a casefolded folder is asked on its own).
  */
-export function isCaseInsensitive(folder: string): Promise<boolean> {
-  let probe = caseProbes.get(folder);
+export async function isCaseInsensitive(folder: string, names?: string[]): Promise<boolean> {
+  const stat = await lstat(folder).catch(() => null);
+  if (!stat?.isDirectory()) return false;
+  const key = `${stat.dev}:${stat.ino}`;
+  let probe = caseProbes.get(key);
   if (!probe) {
-    probe = (async () => {
-      const temp = tempBeside(join(folder, "probe"));
-      try {
-        await (await open(temp, "wx", 0o600)).close();
-      } catch {
-        return false; // nothing can be written here anyway
-      }
-      try {
-        const [lower, upper] = await Promise.all([
-          lstat(temp),
-          lstat(join(dirname(temp), basename(temp).toUpperCase())).catch(() => null),
-        ]);
-        return upper !== null && upper.ino === lower.ino;
-      } finally {
-        await unlink(temp).catch(() => undefined);
-      }
-    })();
-    caseProbes.set(folder, probe);
+    probe = probeCase(folder, names);
+    caseProbes.set(key, probe);
   }
   return probe;
+}
+
+async function probeCase(folder: string, known?: string[]): Promise<boolean> {
+  const names = known ?? (await readdir(folder).catch(() => [] as string[]));
+  const have = new Set(names);
+  let tries = 0;
+  for (const name of names) {
+    const swapped = swapCase(name);
+    if (swapped === name || have.has(swapped) || TEMP_NAME.test(name)) continue;
+    const [as, other] = await Promise.all([
+      lstat(join(folder, name)).catch(() => null),
+      lstat(join(folder, swapped)).catch(() => null),
+    ]);
+    if (as) return other !== null && other.ino === as.ino && other.dev === as.dev;
+    if (++tries > 8) break; // names vanishing under us: ask with a file of our own
+  }
+  const temp = join(folder, tempIn(""));
+  try {
+    await (await open(temp, "wx", 0o600)).close();
+  } catch {
+    return false; // nothing can be written here anyway
+  }
+  try {
+    const [lower, upper] = await Promise.all([
+      lstat(temp),
+      lstat(join(dirname(temp), basename(temp).toUpperCase())).catch(() => null),
+    ]);
+    return upper !== null && upper.ino === lower.ino;
+  } finally {
+    await unlink(temp).catch(() => undefined);
+  }
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -430,31 +500,10 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 let tempCount = 0;
 
-/** A name beside `full` for a temporary file; TEMP_NAME matches it. */
-function tempBeside(full: string): string {
-  return join(dirname(full), `.toolroom-${process.pid}-${++tempCount}.tmp`);
-}
-
-/** Writes `data` with `mode` to a new file beside `full`, then renames it over `full`; its stat. */
-async function writeAtomically(full: string, data: Uint8Array, mode: number): Promise<Stats> {
-  const temp = tempBeside(full);
-  try {
-    const handle = await open(temp, "wx", 0o600);
-    let stat: Stats;
-    try {
-      await handle.writeFile(data);
-      await handle.chmod(mode);
-      await handle.sync();
-      stat = await handle.stat();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, full);
-    return stat;
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
+/** A new name for a temporary file in folder `dir` (relative, "/"-separated); TEMP_NAME matches it. */
+function tempIn(dir: string): string {
+  const name = `.toolroom-${process.pid}-${++tempCount}.tmp`;
+  return dir === "" ? name : `${dir}/${name}`;
 }
 
 /** Temporary files a killed write-back left in the folders this one writes to (their process is gone). */
@@ -468,17 +517,8 @@ async function removeStaleTemps(folder: string, steps: readonly Step[], cleaned:
     const names = await readdir(full).catch(() => [] as string[]);
     for (const name of names) {
       const pid = TEMP_NAME.test(name) ? Number(name.split("-")[1]) : 0;
-      if (pid && pid !== process.pid && !alive(pid)) await unlink(join(full, name)).catch(() => undefined);
+      if (pid && leftoverOf(pid)) await unlink(join(full, name)).catch(() => undefined);
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
@@ -489,6 +529,8 @@ export interface ApplyOptions {
   cleaned?: Set<string>;
   /** Told each path whose write failed on disk (it can be tried again later). */
   failed?: (path: string) => void;
+  /** The call being written back, as the journal and a later run's roll-back name it. */
+  call?: string;
 }
 
 /** A path as it now is on disk, for the next write-back's check that the disk kept it. */
@@ -504,7 +546,38 @@ function entryOf(path: string, stat: Stats, type: FolderEntry["type"], target?: 
   };
 }
 
-/** Takes the plan's steps in order; a failed step is reported and the next one taken. */
+/** Runs `work` on each item, a few at a time (to hide fsync's wait). */
+async function fewAtATime<T>(items: readonly T[], work: (item: T) => Promise<void>): Promise<void> {
+  for (let i = 0; i < items.length; i += PARALLEL_WRITES)
+    await Promise.all(items.slice(i, i + PARALLEL_WRITES).map(work));
+}
+
+/** Errors that mean the disk makes no hard links: the old file is renamed aside instead. */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EMLINK", "ENOSYS", "EXDEV"]);
+/** Up to how many staged files stay open until their fsync (more are opened again for it). */
+const OPEN_STAGED = 32;
+
+/** A step made ready: its new file staged, what puts it back, and how it will stand on disk. */
+interface Ready {
+  step: Step;
+  record: JournalStep;
+  /** The staged file's stat (what the path will be once renamed into place). */
+  stat?: Stats;
+  /** The staged file, still open for its fsync. */
+  handle?: FileHandle;
+  /** What the path holds now is a link: it is renamed aside (some systems' link() follows links). */
+  linkThere?: boolean;
+}
+
+/**
+ * Takes the plan's steps as one whole: every new file, link and copy is first staged in full
+ * beside its place (a temporary file); the journal records every step with what puts it back;
+ * both are fsync'd; then the steps are taken (renames, each replaced or deleted file kept aside
+ * until the end); then the journal says the call is committed and it and the changed folders are
+ * fsync'd; then what was kept aside is removed. A kill at any moment leaves the journal, by which
+ * the next run puts the whole call back (or, once committed, tidies it): see
+ * write-back-journal.ts. A failed step is reported and the rest are taken.
+ */
 export async function applyWriteBack(
   folder: string,
   steps: readonly Step[],
@@ -513,10 +586,131 @@ export async function applyWriteBack(
 ): Promise<void> {
   const done = options.done ?? (() => undefined);
   const failed = options.failed ?? (() => undefined);
+  if (steps.length === 0) return;
   await removeStaleTemps(folder, steps, options.cleaned ?? new Set());
+  const fullOf = (path: string) => (path === "" ? folder : join(folder, ...path.split("/")));
+  const fail = (step: Step, error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why =
+      code === "ENOTEMPTY" || code === "EEXIST"
+        ? "the folder on disk holds files the sandbox never saw; kept"
+        : `${code ?? "error"}: ${(error as Error).message.replace(/^[A-Z]+: /u, "")}`;
+    report.failed.push(`${step.path}: ${why}`);
+    failed(step.path);
+  };
+
+  const made = new Set(steps.filter((step) => step.kind === "folder").map((step) => step.path));
+  const gone = new Set(steps.filter((step) => step.kind === "delete").map((step) => step.path));
+  /** The nearest folder above `path` on disk before and after: a rename from there stays on one disk. */
+  const standing = (path: string) => {
+    let dir = parentOf(path);
+    while (dir !== "" && (made.has(dir) || gone.has(dir))) dir = parentOf(dir);
+    return dir;
+  };
+  const temps = new Map<Step, string>();
+  for (const step of steps)
+    if (step.kind === "file" || step.kind === "link" || (step.kind === "mode" && step.hardLinked))
+      temps.set(step, tempIn(standing(step.path)));
+  let journal: Journal | null = null;
+  const unjournaled = async (error: unknown) => {
+    await journal?.close();
+    journal = null;
+    report.notes.push(
+      `no write-back journal could be kept in the folder (${(error as NodeJS.ErrnoException).code ?? "error"}): each file is written whole, but a kill while writing could leave part of this call written`,
+    );
+  };
+  // One step is all or nothing by itself (a rename, an unlink, a chmod, a mkdir): no journal needed.
+  if (steps.length > 1)
+    journal = await Journal.begin(folder, options.call ?? "a write-back", [...temps.values()]).catch(
+      async (error) => {
+        await unjournaled(error);
+        return null;
+      },
+    );
+
+  // 1. Staged: nothing the person sees changes yet.
+  const ready = new Map<Step, Ready>();
+  const keepOpen = temps.size <= OPEN_STAGED;
+  const stage = async (step: Step): Promise<void> => {
+    const full = fullOf(step.path);
+    try {
+      if (step.kind === "folder") ready.set(step, { step, record: { op: "folder", path: step.path } });
+      else if (step.kind === "delete") {
+        const stat = await lstat(full);
+        ready.set(step, {
+          step,
+          record: {
+            op: "delete",
+            path: step.path,
+            aside: tempIn(standing(step.path)),
+            was: stat.ino,
+            folder: stat.isDirectory(),
+          },
+        });
+      } else if (step.kind === "mode" && !step.hardLinked)
+        ready.set(step, {
+          step,
+          record: { op: "mode", path: step.path, was: step.stat.ino, mode: step.stat.mode & 0o7777 },
+        });
+      else {
+        const temp = temps.get(step)!;
+        const { stat, handle } = await staged(step, full, fullOf(temp), keepOpen);
+        const there = gone.has(step.path) ? null : await lstat(full).catch(() => null);
+        const record: JournalStep = {
+          op: "put",
+          path: step.path,
+          temp,
+          ino: stat.ino,
+          ...(there ? { aside: tempIn(parentOf(step.path)), was: there.ino } : {}),
+        };
+        ready.set(step, {
+          step,
+          record,
+          stat,
+          ...(handle ? { handle } : {}),
+          ...(there?.isSymbolicLink() ? { linkThere: true } : {}),
+        });
+      }
+    } catch (error) {
+      fail(step, error);
+    }
+  };
+  await fewAtATime(
+    steps.filter((step) => temps.has(step)),
+    stage,
+  );
+  for (const step of steps) if (!temps.has(step)) await stage(step);
+  const records = steps.flatMap((step) => {
+    const one = ready.get(step);
+    return one ? [one.record] : [];
+  });
+  if (journal) await journal.staged(records).catch(unjournaled);
+  // The staged files and the journal reach the disk together (one commit of the disk's own journal).
+  const durable: (() => Promise<void>)[] = [];
+  if (journal) durable.push(() => journal!.sync().catch(unjournaled));
+  for (const [step, one] of ready)
+    if (one.record.op === "put" && step.kind !== "link") {
+      const temp = fullOf(one.record.temp);
+      durable.push(async () => {
+        try {
+          const handle = one.handle ?? (await open(temp, "r"));
+          await handle.sync().finally(() => handle.close());
+        } catch (error) {
+          fail(step, error);
+          ready.delete(step);
+        }
+      });
+    }
+  await fewAtATime(durable, (sync) => sync());
+
+  // 2. Taken, in the plan's order; what was replaced or deleted is kept aside until the commit.
+  const keepAside = journal !== null;
+  /** Kept-aside names to remove at the commit, and staged files that were never renamed into place. */
+  const asides: { path: string; folder: boolean }[] = [];
+  const unused = new Set(temps.values());
   const failedFolders = new Set<string>();
-  const take = async (step: Step): Promise<void> => {
-    const full = join(folder, ...step.path.split("/"));
+  const take = async ({ step, record, stat, linkThere }: Ready): Promise<void> => {
+    const full = fullOf(step.path);
     const inFailed = [...failedFolders].find((prefix) => step.path.startsWith(`${prefix}/`));
     if (inFailed) {
       report.failed.push(`${step.path}: its folder ${inFailed} could not be made`);
@@ -524,94 +718,141 @@ export async function applyWriteBack(
       return;
     }
     try {
-      switch (step.kind) {
-        case "delete":
-          if (step.type === "directory") await rmdir(full);
-          else await unlink(full);
-          report.deleted.push(step.path);
-          done(step.path, null);
-          break;
-        case "folder":
-          await mkdir(full, { mode: step.mode });
-          await chmod(full, step.mode);
-          report.written.push(step.path);
-          done(step.path, entryOf(step.path, await lstat(full), "directory"));
-          break;
-        case "file":
-          done(
-            step.path,
-            entryOf(
-              step.path,
-              await writeAtomically(full, step.entry.data, fileMode(step.entry.mode)),
-              "file",
-            ),
-          );
-          report.written.push(step.path);
-          break;
-        case "mode":
-          if (step.hardLinked) {
-            // chmod would change every name of the file: give this one its own copy first.
-            const temp = tempBeside(full);
-            try {
-              await copyFile(full, temp);
-              await chmod(temp, step.mode);
-              const stat = await lstat(temp);
-              await rename(temp, full);
-              done(step.path, entryOf(step.path, stat, "file"));
-            } catch (error) {
-              await unlink(temp).catch(() => undefined);
-              throw error;
-            }
-          } else {
-            await chmod(full, step.mode);
-            // chmod keeps the inode, size and time the plan saw.
-            done(step.path, { ...entryOf(step.path, step.stat, "file"), mode: step.mode });
-          }
-          report.written.push(step.path);
-          break;
-        case "link": {
-          const temp = tempBeside(full);
-          await symlink(step.target, temp);
-          const stat = await lstat(temp);
-          await rename(temp, full).catch(async (error) => {
-            await unlink(temp).catch(() => undefined);
-            throw error;
-          });
-          report.written.push(step.path);
-          done(step.path, entryOf(step.path, stat, "symlink", step.target));
-          break;
+      if (record.op === "delete") {
+        if (!keepAside) await (record.folder ? rmdir(full) : unlink(full));
+        else {
+          // rmdir's own check: a folder goes only once empty.
+          if (record.folder && (await readdir(full)).length > 0)
+            throw Object.assign(new Error("not empty"), { code: "ENOTEMPTY" });
+          await rename(full, fullOf(record.aside));
+          asides.push({ path: record.aside, folder: record.folder });
         }
+        report.deleted.push(step.path);
+        done(step.path, null);
+      } else if (record.op === "folder" && step.kind === "folder") {
+        await mkdir(full, { mode: step.mode });
+        await chmod(full, step.mode);
+        report.written.push(step.path);
+        done(step.path, entryOf(step.path, await lstat(full), "directory"));
+      } else if (record.op === "mode" && step.kind === "mode") {
+        await chmod(full, step.mode);
+        report.written.push(step.path);
+        // chmod keeps the inode, size and time the plan saw.
+        done(step.path, { ...entryOf(step.path, step.stat, "file"), mode: step.mode });
+      } else if (record.op === "put") {
+        let movedAside = false;
+        if (keepAside && record.aside !== undefined) {
+          const aside = fullOf(record.aside);
+          // A second name for the old file: the path never stops holding one or the other.
+          const linked = linkThere
+            ? false
+            : await link(full, aside).then(
+                () => true,
+                (error) => {
+                  if (!NO_HARD_LINKS.has((error as NodeJS.ErrnoException).code ?? "")) throw error;
+                  return false;
+                },
+              );
+          if (!linked) {
+            await rename(full, aside);
+            movedAside = true;
+          }
+        }
+        try {
+          await rename(fullOf(record.temp), full);
+        } catch (error) {
+          if (movedAside) await rename(fullOf(record.aside!), full);
+          else if (record.aside !== undefined && keepAside) await unlink(fullOf(record.aside));
+          throw error;
+        }
+        unused.delete(record.temp);
+        if (keepAside && record.aside !== undefined) asides.push({ path: record.aside, folder: false });
+        report.written.push(step.path);
+        const target = step.kind === "link" ? step.target : undefined;
+        done(step.path, entryOf(step.path, stat!, step.kind === "link" ? "symlink" : "file", target));
       }
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const why =
-        code === "ENOTEMPTY" || code === "EEXIST"
-          ? "the folder on disk holds files the sandbox never saw; kept"
-          : `${code ?? "error"}: ${(error as Error).message.replace(/^[A-Z]+: /u, "")}`;
-      report.failed.push(`${step.path}: ${why}`);
-      failed(step.path);
+      fail(step, error);
       if (step.kind === "folder") failedFolders.add(step.path);
     }
   };
-  // Files, links and modes are independent of each other: a few at a time hide fsync's wait.
-  // Deletions and folders go one by one, after everything before them.
-  let running: Promise<void>[] = [];
+  // Deletions and folders go one by one, after everything before them; the rest a few at a time.
+  let batch: Ready[] = [];
   for (const step of steps) {
+    const one = ready.get(step);
+    if (!one) continue;
     if (step.kind === "delete" || step.kind === "folder") {
-      await Promise.all(running);
-      running = [];
-      await take(step);
-      continue;
-    }
-    if (running.length >= PARALLEL_WRITES) {
-      await Promise.all(running);
-      running = [];
-    }
-    running.push(take(step));
+      await fewAtATime(batch, take);
+      batch = [];
+      await take(one);
+    } else batch.push(one);
   }
-  await Promise.all(running);
+  await fewAtATime(batch, take);
+
+  // 3. Committed, durably with every changed name, before the call is answered; then tidied.
+  if (journal) {
+    const folders = new Set<string>();
+    for (const record of records) {
+      folders.add(parentOf(record.path));
+      if (record.op === "delete" || (record.op === "put" && record.aside))
+        folders.add(parentOf(record.aside!));
+    }
+    folders.delete(""); // the journal's sync covers the top folder
+    await journal.commit().catch(() => undefined);
+    await fewAtATime(
+      [
+        () => journal!.sync().catch(() => undefined),
+        ...[...folders].map((dir) => () => syncFolder(fullOf(dir))),
+      ],
+      (sync) => sync(),
+    );
+  }
+  for (const aside of asides)
+    await (aside.folder ? rmdir(fullOf(aside.path)) : unlink(fullOf(aside.path))).catch(() => undefined);
+  for (const temp of unused) await unlink(fullOf(temp)).catch(() => undefined);
+  await (journal as Journal | null)?.close();
   const order = new Map(steps.map((step, index) => [step.path, index]));
   report.written.sort((a, b) => order.get(a)! - order.get(b)!);
+}
+
+/**
+ * Writes a step's new file, link or copy in full at `temp`, never visible at its place yet; its
+ * stat, and (with `keepOpen`) the file still open for its fsync with the journal.
+ */
+async function staged(
+  step: Step,
+  full: string,
+  temp: string,
+  keepOpen: boolean,
+): Promise<{ stat: Stats; handle?: FileHandle }> {
+  try {
+    if (step.kind === "link") {
+      await symlink(step.target, temp);
+      return { stat: await lstat(temp) };
+    }
+    if (step.kind === "mode") {
+      // chmod would change every name of a hard-linked file: this one gets its own copy.
+      await copyFile(full, temp, constants.COPYFILE_EXCL);
+      await chmod(temp, step.mode);
+      return { stat: await lstat(temp) };
+    }
+    if (step.kind !== "file") throw new Error(`${step.kind} has nothing to stage`);
+    const handle = await open(temp, "wx", 0o600);
+    try {
+      await handle.writeFile(step.entry.data);
+      await handle.chmod(fileMode(step.entry.mode));
+      const stat = await handle.stat();
+      if (keepOpen) return { stat, handle };
+      await handle.close();
+      return { stat };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw error;
+  }
 }
 
 /** The report as lines for stderr: what was written, deleted, skipped and why, what failed. */

@@ -20,6 +20,7 @@ import {
 import { hostGitIdentity } from "./host-git-identity.ts";
 import { RunEnd } from "./run-end.ts";
 import { ArtifactsFolder, EventsFile } from "./run-files.ts";
+import { recoverWriteBack } from "./write-back-journal.ts";
 
 export interface HostRuntimeOptions {
   /** The folder on disk loaded into the embedded sandbox. */
@@ -85,6 +86,8 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
   // The folder is read on demand: start-up costs the same for 1 MB as for 400 MB.
   const folder = resolvePath(options.workspace);
   const rootStat = await stat(folder);
+  // A run killed while writing a call back left its journal: that call is put back (or tidied) first.
+  await recoverWriteBack(folder, warn, !options.writeBack);
   sandbox.mountFolder(new DiskFolder(folder, warn), {
     mode: rootStat.mode & 0o7777,
     mtimeMs: rootStat.mtimeMs,
@@ -129,7 +132,9 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
   /** The call's changed paths, as they now differ from the disk, written back; said as it goes. */
   /** Paths whose write failed on disk (a full disk): tried again with the next call, and at the end. */
   let retry = new Set<string>();
-  const writeBackCall = async (outcome: Pick<CallOutcome, "changes">): Promise<void> => {
+  const writeBackCall = async (
+    outcome: Pick<CallOutcome, "changes"> & Partial<Pick<CallOutcome, "tool" | "requestId">>,
+  ): Promise<void> => {
     if ((outcome.changes.length === 0 && retry.size === 0) || rootGone) return;
     if (!(await sandbox.fs.statIfExists(sandbox.workspaceRoot, false))) {
       rootGone = true;
@@ -145,6 +150,7 @@ export async function openHostRuntime(options: HostRuntimeOptions): Promise<Host
       loaded: (path) => sandbox.fs.loadedEntry(path),
     });
     await applyWriteBack(folder, steps, report, {
+      call: outcome.tool ? `${outcome.tool} (request ${outcome.requestId})` : "the run's last retry",
       cleaned,
       done: (path, entry) => sandbox.fs.rebaseFolder(path, entry),
       failed: (path) => failed.add(path),

@@ -121,6 +121,33 @@ describe("write-back's plan", () => {
     expect(() => source.read("a.txt")).toThrow(/a\.txt is a FIFO, not a file/u);
   }, 20_000);
 
+  it("never shows the sandbox a write-back's temporary file or journal, a killed run's included", () => {
+    const dir = folder({ "a.txt": "a", ".toolroom-4242-1.tmp": "t", ".toolroom-4242.journal": "j" });
+    expect(new DiskFolder(dir).list("").map((entry) => entry.name)).toEqual(["a.txt"]);
+  });
+
+  it("writes a call of several changes through a journal it removes, leaving nothing of its own", async () => {
+    const dir = folder({ "a.txt": "a\n", "b.txt": "b\n", "gone/x.txt": "x\n" });
+    const report = await writeBackChanges(dir, [
+      changed(file("a.txt", "a\n"), file("a.txt", "A\n")),
+      changed(file("b.txt", "b\n"), file("b.txt", "b\n", 0o755)),
+      { path: "gone/x.txt", before: file("gone/x.txt", "x\n"), after: null },
+      { path: "gone", before: { path: "gone", type: "directory", mode: 0o755 }, after: null },
+      created({ path: "new", type: "directory", mode: 0o755 }),
+      created(file("new/n.txt", "n\n")),
+    ]);
+    expect([report.written, report.deleted, report.failed, report.notes]).toEqual([
+      ["a.txt", "b.txt", "new", "new/n.txt"],
+      ["gone/x.txt", "gone"],
+      [],
+      [],
+    ]);
+    expect(readdirSync(dir).sort()).toEqual(["a.txt", "b.txt", "new"]);
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("A\n");
+    expect(statSync(join(dir, "b.txt")).mode & 0o777).toBe(0o755);
+    expect(readFileSync(join(dir, "new", "n.txt"), "utf8")).toBe("n\n");
+  });
+
   it("skips names the disk refuses and writes the rest", async () => {
     const dir = folder();
     const long = "x".repeat(300);
@@ -411,6 +438,82 @@ describe("write-back to a disk that does not tell A.txt from a.txt", () => {
     expect(readdirSync(dir).sort()).toEqual(["fine.txt", "readme.md", "src"]);
     expect(readdirSync(join(dir, "src"))).toEqual(["old.ts"]);
     expect(readFileSync(join(dir, "readme.md"), "utf8")).toBe("r\n");
+  });
+
+  it("asks each folder where such names meet, not only the top: a folder below can be another disk or casefolded", async () => {
+    const dir = folder({ "readme.md": "r\n", "old.ts": "o\n", "mnt/readme.md": "r\n", "mnt/old.ts": "o\n" });
+    const asked: string[] = [];
+    // Only mnt compares names without case (a case-blind disk mounted there, or ext4's chattr +F).
+    const caseProbe = async (at: string) => {
+      asked.push(at);
+      return at === "mnt";
+    };
+    const report = await writeBackChanges(
+      dir,
+      [
+        created(file("A.txt", "upper\n")),
+        created(file("a.txt", "lower\n")),
+        created(file("README.md", "mine\n")),
+        { path: "old.ts", before: file("old.ts", "o\n"), after: null },
+        created(file("Old.ts", "o\n")),
+        created(file("mnt/A.txt", "upper\n")),
+        created(file("mnt/a.txt", "lower\n")),
+        created(file("mnt/README.md", "mine\n")),
+        { path: "mnt/old.ts", before: file("mnt/old.ts", "o\n"), after: null },
+        created(file("mnt/Old.ts", "o\n")),
+        // A folder made in mnt compares names as mnt does.
+        created({ path: "mnt/new", type: "directory", mode: 0o755 }),
+        created(file("mnt/new/X.txt", "x\n")),
+        created(file("mnt/new/x.txt", "x\n")),
+      ],
+      { caseProbe },
+    );
+    const skipped = report.skipped.map((line) => line.slice(0, line.indexOf(":"))).sort();
+    expect(skipped).toEqual(
+      [
+        "mnt/A.txt",
+        "mnt/a.txt",
+        "mnt/README.md",
+        "mnt/old.ts",
+        "mnt/Old.ts",
+        "mnt/new/X.txt",
+        "mnt/new/x.txt",
+      ].sort(),
+    );
+    expect(report.skipped.join("\n")).toContain(
+      "mnt/README.md: it differs only by case from mnt/readme.md on disk, and this disk does not tell such names apart",
+    );
+    expect(report.skipped.join("\n")).toContain("mnt/new/X.txt: it differs only by case from mnt/new/x.txt");
+    expect(readdirSync(dir).sort()).toEqual(["A.txt", "Old.ts", "README.md", "a.txt", "mnt", "readme.md"]);
+    expect(readdirSync(join(dir, "mnt")).sort()).toEqual(["new", "old.ts", "readme.md"]);
+    expect(readdirSync(join(dir, "mnt", "new"))).toEqual([]);
+    // Only the folders where such names meet were asked (mnt/new, not on disk yet, as mnt).
+    expect([...new Set(asked)].sort()).toEqual(["", "mnt"]);
+  });
+
+  it("asks nothing when no two names differ only by case, and each real folder answers for itself", async () => {
+    const dir = folder({ "sub/a.txt": "a\n", "empty/.keep": "" });
+    rmSync(join(dir, "empty", ".keep"));
+    const asked: string[] = [];
+    const report = await writeBackChanges(
+      dir,
+      [created(file("sub/b.txt", "b\n")), created(file("c.txt", "c\n"))],
+      {
+        caseProbe: async (at) => {
+          asked.push(at);
+          return true;
+        },
+      },
+    );
+    expect(report.written).toEqual(["c.txt", "sub/b.txt"]);
+    expect(asked).toEqual([]);
+    // This machine's folders tell case apart; a folder with a name in it is asked by looking that
+    // name up in the other case, an empty one with a temporary file; neither leaves anything.
+    const blind = existsSync(join(dir, "SUB", "A.TXT"));
+    expect(await isCaseInsensitive(join(dir, "sub"))).toBe(blind);
+    expect(await isCaseInsensitive(join(dir, "empty"))).toBe(blind);
+    expect(readdirSync(join(dir, "sub")).sort()).toEqual(["a.txt", "b.txt"]);
+    expect(readdirSync(join(dir, "empty"))).toEqual([]);
   });
 
   it("takes such names as they are on a disk that tells them apart", async () => {
