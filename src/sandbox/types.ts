@@ -43,9 +43,9 @@ export interface ExecOptions {
    */
   signal?: AbortSignal;
   /**
-   * Most iterations any one loop of the command may run (shell loops, awk, sed, jq). The embedded
-   * backend's interpreters cannot be interrupted inside an awk or jq loop, so there a count is
-   * what stops a runaway program; a backend that can stop a process on time may ignore it.
+   * Most iterations any one shell loop of the command may run. awk and sed, whose loops the
+   * deadline and the signal stop, count theirs against it only in a call with neither (nothing
+   * else could end one there); a backend that can stop a process on time may ignore it.
    */
   loopLimit?: number;
 }

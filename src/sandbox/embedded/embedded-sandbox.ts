@@ -62,6 +62,11 @@ const GENEROUS_LIMITS = {
   // file changes count: python3 unwinds its KeyboardInterrupt (a traceback) within 2 s, or is terminated.
   maxExtensionCleanupTimeMs: 2500,
 } as const;
+/** The loop counts our awk and sed skip: a deadline or a stop signal ends their loops instead. */
+const UNCOUNTED_COMMAND_LOOPS = {
+  maxAwkIterations: Number.POSITIVE_INFINITY,
+  maxSedIterations: Number.POSITIVE_INFINITY,
+} as const;
 /** just-bash words its own deadline "execution exceeded execution deadline" or "bash: sleep exceeded its execution deadline". */
 const DEADLINE_MESSAGE = /exceeded (?:its )?execution deadline/u;
 /** What just-bash prints when it stops a script (signal or deadline); the result says so instead. */
@@ -421,6 +426,9 @@ export class EmbeddedSandbox implements Sandbox {
         ...GENEROUS_LIMITS,
         maxExecutionTimeMs: finite ? Math.max(1, options.timeoutMs) : Number.POSITIVE_INFINITY,
         ...(options.loopLimit === undefined ? {} : loopLimits(options.loopLimit)),
+        // awk and sed poll the deadline and the signal, so their loops run on as the real programs'
+        // do; only a call nothing else could stop (no deadline, no signal) counts them.
+        ...(finite || options.signal !== undefined ? UNCOUNTED_COMMAND_LOOPS : {}),
       },
     });
     bash.registerTransformPlugin(

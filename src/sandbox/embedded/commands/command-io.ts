@@ -43,6 +43,14 @@ export function stopMessage(command: string, reason: StopReason): string {
     : `${command}: stopped at the command's deadline (exceeded its execution deadline)\n`;
 }
 
+/**
+ * The loop count a shell command enforces: the shell hands an unbounded one (Infinity) wherever its
+ * deadline or stop signal ends the loop, as nothing but those stops a loop in the real programs.
+ */
+export function loopCount(limit: number | undefined): number | undefined {
+  return limit !== undefined && Number.isFinite(limit) ? limit : undefined;
+}
+
 /** A shell command's stop check: its AbortSignal and the shell's deadline. */
 export function shellStopCheck(ctx: ResolvedCommandContext): StopCheck {
   return () => {

@@ -1,6 +1,7 @@
 import { type Command, defineCommand, type ResolvedCommandContext } from "just-bash";
 import {
   type CommandResult,
+  loopCount,
   readInput,
   STOP_EXIT,
   type StopCheck,
@@ -190,7 +191,7 @@ export async function runAwkCommand(args: string[], ctx: ResolvedCommandContext)
     files,
     environment,
     stop: shellStopCheck(ctx),
-    loopLimit: ctx.limits?.maxAwkIterations,
+    loopLimit: loopCount(ctx.limits?.maxAwkIterations),
     pipes: ctx.exec !== undefined,
   });
   // print | "command": each command runs once closed (or at the end), its output in its place.

@@ -1,6 +1,7 @@
 import { type Command, defineCommand, type ResolvedCommandContext } from "just-bash";
 import {
   type CommandResult,
+  loopCount,
   Poll,
   readInput,
   STOP_EXIT,
@@ -875,7 +876,7 @@ export async function runSed(args: string[], ctx: ResolvedCommandContext): Promi
     },
     readFiles,
     stop: shellStopCheck(ctx),
-    loopLimit: ctx.limits?.maxSedIterations,
+    loopLimit: loopCount(ctx.limits?.maxSedIterations),
     ...(ctx.exec
       ? {
           exec: async (command: string) => {
