@@ -1199,20 +1199,28 @@ class Interpreter {
     return pieces.length;
   }
 
-  /** Each match of `regex` in `text` (leftmost-longest, no empty match right after a match). */
-  private *allMatches(regex: PosixRegex, text: string) {
+  /**
+   * The matches sub, gsub and gensub replace, as gawk's do_sub walks a text: leftmost-longest from
+   * where the last one ended (a character on after an empty one). Where every match is replaced
+   * (gsub, gensub "g"), an empty match right where the search resumed is skipped once after any
+   * non-empty one, as gawk's `lastmatchnonzero` does (gsub with \yA* on "Ab-c" replaces no
+   * empty match before "c"); counting to the nth (gensub n) skips none.
+   */
+  private *allMatches(regex: PosixRegex, text: string, everyMatch: boolean) {
     let position = 0;
-    let previousEnd = -1;
+    let afterNonEmpty = false;
     while (position <= text.length) {
       const match = execPosix(regex, text, position);
       if (!match) return;
-      if (match.end === match.index && match.index === previousEnd) {
+      const empty = match.end === match.index;
+      if (everyMatch && empty && afterNonEmpty && match.index === position) {
+        afterNonEmpty = false;
         position = match.index + 1;
         continue;
       }
       yield match;
-      previousEnd = match.end;
-      position = match.end === match.index ? match.index + 1 : match.end;
+      if (!empty) afterNonEmpty = true;
+      position = empty ? match.index + 1 : match.end;
     }
   }
 
@@ -1225,7 +1233,7 @@ class Interpreter {
     let out = "";
     let copied = 0;
     let count = 0;
-    for (const match of this.allMatches(regex, text)) {
+    for (const match of this.allMatches(regex, text, name === "gsub")) {
       out +=
         text.slice(copied, match.index) + subReplacement(replacement, text.slice(match.index, match.end));
       copied = match.end;
@@ -1258,7 +1266,7 @@ class Interpreter {
     let out = "";
     let copied = 0;
     let count = 0;
-    for (const match of this.allMatches(regex, text)) {
+    for (const match of this.allMatches(regex, text, global)) {
       count++;
       if (!global && count !== which) continue;
       out += text.slice(copied, match.index) + gensubReplacement(replacement, match.groups);

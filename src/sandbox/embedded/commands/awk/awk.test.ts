@@ -421,7 +421,57 @@ const FUZZ_FOUND: DifferentialCase[] = [
   // -F processes escapes as a string does: "\\." is a dot, "\\w" a w.
   { args: ["-F", "\\.", "{ print NF, $2 }"], stdin: "a.b\n" },
   { args: ["-F", "\\wx", "{ print NF, $2 }"], stdin: "awxb a.b\n" },
+  // gsub skips an empty match where its search resumed once after any non-empty match (gawk's
+  // lastmatchnonzero); gensub counting to the nth skips none.
+  { args: ['{ gsub(/\\yA*/, "<&>"); print }'], stdin: "Ab-c\nAb c d\nb-A-c\nAaA-cB_\n" },
+  {
+    args: ['{ print gensub(/x*/, "-", 2), gensub(/\\yA*/, "<&>", 3), gensub(/\\yA*/, "<&>", "g") }'],
+    stdin: "xab\nAb-c\n",
+  },
+  // Beside what is refused (GNU_AGAINST_POSIX): an anchor in a group under "*", which glibc does not copy.
+  { args: ['{ gsub(/((^\\W)?)*aa/, "<&>"); print }'], stdin: "x aab\n" },
 ];
+
+/**
+ * Patterns GNU's matcher (glibc, which gawk asks for match positions) answers against POSIX, which
+ * awk refuses: each with what the real gawk prints, so a gawk that changes its answer shows here.
+ */
+const GNU_AGAINST_POSIX: (DifferentialCase & { gnu: string; refusal: string; status: number })[] = [
+  // glibc copies a group repeated by + or an interval once per round; the copies lose its anchors.
+  {
+    args: ["match($0, /A+($.*){0,2}/) { print RSTART, RLENGTH }"],
+    stdin: "bA_É\n",
+    gnu: "2 3\n",
+    refusal: "loses the anchor",
+    status: 1,
+  },
+  {
+    args: ['{ gsub(/A(_|\\<x)+/, "<&>"); print }'],
+    stdin: "bA__x\n",
+    gnu: "bA__x\n",
+    refusal: "loses the anchor",
+    status: 1,
+  },
+  // glibc reads "^" after a newline its match went through as a line's start.
+  {
+    args: ['BEGIN { s = "a\\nb"; gsub(/\\n^b/, "<&>", s); print s }'],
+    stdin: "",
+    gnu: "a<\nb>\n",
+    refusal: "two ways",
+    status: 2,
+  },
+];
+
+describe.skipIf(!REAL)("awk: what GNU's matcher answers against POSIX is refused, saying why", () => {
+  for (const entry of GNU_AGAINST_POSIX) {
+    it(`awk ${entry.args.map((arg) => JSON.stringify(arg)).join(" ")}`, async () => {
+      const { ours, real } = await runDifferential(runAwkCommand, REAL!, entry);
+      expect(real.stdout).toBe(entry.gnu);
+      expect(ours).toMatchObject({ stdout: "", status: entry.status });
+      expect(ours.stderr).toContain(entry.refusal);
+    });
+  }
+});
 
 describe.skipIf(!REAL)("awk: cases the regex fuzz found, ours vs the real gawk", () => {
   for (const entry of FUZZ_FOUND) {

@@ -229,7 +229,40 @@ const FUZZ_FOUND: DifferentialCase[] = [
   { args: ["-c", "-i", "-E", "x[]-c]"], stdin: "\n" },
   // glibc's errors come before the dfa's "[:space:]" one.
   { args: ["-c", "\\(a[:space:]"], stdin: ":\n" },
+  // Beside what is refused (GNU_AGAINST_POSIX): an anchor in a group under "*" or "?", which glibc
+  // does not copy; a back-reference to a group whose repetitions are bounded.
+  { args: ["-o", "-E", "((^\\W)?)*aa"], stdin: "x aab\n" },
+  { args: ["-o", "-E", "A(_|\\<x)*"], stdin: "bA__x\n" },
+  { args: ["-c", "\\(x\\?\\?\\)\\1"], stdin: "\n" },
+  { args: ["-o", "\\(\\(x*\\)\\{1,5\\}\\)\\1"], stdin: "xxxx\n" },
 ];
+
+/**
+ * Patterns GNU's matcher (glibc) answers against POSIX, which grep refuses: each with what the real
+ * grep prints, so a GNU that changes its answer shows here.
+ */
+const GNU_AGAINST_POSIX: (DifferentialCase & { gnu: string; refusal: string })[] = [
+  // glibc copies a group repeated by + or an interval once per round; the copies lose its anchors.
+  { args: ["-o", "-E", "A(_|$.*)+"], stdin: "bA__É\n", gnu: "A__É\n", refusal: "loses the anchor" },
+  { args: ["-c", "-E", "A(_|\\<x){1,3}"], stdin: "bA__x\n", gnu: "0\n", refusal: "loses the anchor" },
+  // A back-reference fails where the group's repetition of something empty ended its match.
+  { args: ["-c", "\\(x\\?\\+\\)\\1"], stdin: "\n", gnu: "0\n", refusal: "can match empty" },
+  { args: ["-o", "\\(a\\(x*\\)*\\)\\1"], stdin: "aa\n", gnu: "", refusal: "can match empty" },
+  // Ignoring case, glibc matches nothing with a backslash before a lower-case letter; the dfa (-c) the letter.
+  { args: ["-o", "-E", "-i", "A\\a+"], stdin: "aa*b\n", gnu: "", refusal: "backslash before the letter" },
+  { args: ["-c", "-E", "-i", "A\\a+"], stdin: "aa*b\n", gnu: "1\n", refusal: "backslash before the letter" },
+];
+
+describe.skipIf(!REAL)("grep: what GNU's matcher answers against POSIX is refused, saying why", () => {
+  for (const entry of GNU_AGAINST_POSIX) {
+    it(`grep ${entry.args.join(" ")}`, async () => {
+      const { ours, real } = await runDifferential(runGrep, REAL!, entry);
+      expect(real.stdout).toBe(entry.gnu);
+      expect(ours).toMatchObject({ stdout: "", status: 2 });
+      expect(ours.stderr).toContain(entry.refusal);
+    });
+  }
+});
 
 describe.skipIf(!REAL)("grep: cases the regex fuzz found, ours vs the real grep", () => {
   for (const entry of FUZZ_FOUND) {

@@ -14,8 +14,9 @@ const GREP = realProgram("grep");
 const SED = realProgram("sed");
 const GAWK = realProgram("gawk");
 
-// ^ and $ only around the whole pattern: GNU reads an anchor inside a repeated group its own way
-// (`((^\W)?)+aa` finds no "aa" after the line's start; JavaScript and Rust do).
+// ^ and $ only around the whole pattern. A word anchor in a group repeated by + or an interval that
+// can match empty or has alternatives is refused (glibc's copies of the group lose it): such a
+// pattern is checked to be refused by every command, saying why.
 const ATOMS = ["a", "b", "c", ".", "[ab]", "[^a]", "[[:alpha:]]", "\\w", "\\W", "x", "\\<", "\\>", "\\b"];
 
 function patterns(seed: number, count: number): string[] {
@@ -64,6 +65,11 @@ describe.skipIf(!GREP || !SED || !GAWK)(
         ];
         for (const [command, real, args, stdin] of runs) {
           const result = await runDifferential(command, real, { args, stdin });
+          if (result.ours.stderr.includes("loses the anchor in the group's copies")) {
+            expect(result.ours.stdout, args.join(" ")).toBe("");
+            expect(result.ours.status, args.join(" ")).not.toBe(0);
+            continue;
+          }
           expect({ args, stdout: result.ours.stdout, status: result.ours.status }).toEqual({
             args,
             stdout: result.real.stdout,

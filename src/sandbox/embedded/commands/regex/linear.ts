@@ -407,6 +407,7 @@ function makeLinear(
  * to its extent. A pattern with a back-reference runs on JavaScript's RegExp alone.
  */
 export function execPosix(re: PosixRegex, text: string, from: number): PosixMatch | null {
+  refuseAnchorByNewline(re, text);
   const linear = linearRegex(re);
   if (!linear) return execBacktracking(re, text, from);
   const found = linear.search(text, from);
@@ -434,8 +435,19 @@ class FoundMatch implements PosixMatch {
 
 /** Does the pattern match anywhere in the text? */
 export function testPosix(re: PosixRegex, text: string): boolean {
+  refuseAnchorByNewline(re, text);
   const linear = linearRegex(re);
   if (linear) return linear.test(text);
   re.regex.lastIndex = 0;
   return re.regex.test(text);
+}
+
+/** GNU's two matchers read "a.^b" or "a$\n" two ways on a text holding a newline (PosixRegex.anchorInsideMatch). */
+function refuseAnchorByNewline(re: PosixRegex, text: string): void {
+  if (re.anchorInsideMatch && text.includes("\n")) {
+    throw new RegexSyntaxError(
+      "a ^ after text of its own match, or a $ before it (as in a.^b or a$\\n), on text holding a newline is not supported: GNU's two matchers read it two ways",
+      0,
+    );
+  }
 }

@@ -73,6 +73,11 @@ export interface PosixRegex {
    * at the start of an expression), and GNU's answers follow one or the other: grep refuses it.
    */
   readonly twoReadings: boolean;
+  /**
+   * A "^" can follow a character of the same match, or a "$" precede one (a.^b, a$\n): GNU's
+   * matchers read it two ways on a text holding a newline, so matching one is refused.
+   */
+  readonly anchorInsideMatch: boolean;
 }
 
 /** GNU's word characters in a UTF-8 locale (glibc's iswalnum, and "_"): letters and other alphabetic characters, decimal digits. */
@@ -141,7 +146,12 @@ export function compilePosixRegex(pattern: string, options: PosixRegexOptions): 
       ],
     };
   }
-  if (parser.backrefs) refuseUnsetBackrefs(tree, parser, new Set(), new Set());
+  if (parser.backrefs) {
+    refuseUnsetBackrefs(tree, parser, new Set(), new Set());
+    refuseEmptyLoopBackrefs(tree, groupsOf(tree));
+  }
+  // grep -E refuses a quantified anchor on its own (twoReadings), saying why.
+  if (!parser.twoReadings) refuseCopiedAnchors(tree);
   const source = emit(tree, options);
   let regex: RegExp;
   try {
@@ -157,6 +167,7 @@ export function compilePosixRegex(pattern: string, options: PosixRegexOptions): 
     groupCount: parser.groups,
     hasBackrefs: parser.backrefs,
     twoReadings: parser.twoReadings,
+    anchorInsideMatch: !options.multiline && anchorInsideMatch(tree),
   };
 }
 
@@ -478,6 +489,13 @@ class Parser {
     if (next === "\n" && !this.options.awk) return { type: "char", char: "\n" };
     const literalChar = String.fromCodePoint(this.src.codePointAt(this.i - 1)!);
     this.i += literalChar.length - 1;
+    if (this.options.ignoreCase && /^[a-z]$/u.test(literalChar)) {
+      // glibc ignoring case matches nothing with "\\a", where GNU grep's dfa (-c) matches a and A.
+      throw new RegexSyntaxError(
+        `a backslash before the letter '${literalChar}' while ignoring case is not supported: GNU's matcher then matches nothing (write '${literalChar}')`,
+        start,
+      );
+    }
     return { type: "char", char: literalChar };
   }
 
@@ -664,6 +682,137 @@ function refuseUnsetBackrefs(
       for (const child of sequence) refuseUnsetBackrefs(child, parser, repeated, branch);
     }
   }
+}
+
+/**
+ * glibc reads "^" after a newline the match went through as the start of a line ("a.^b" matches
+ * "a\nb" in GNU sed after N and in gawk), "$" before one as its end, and GNU's dfa (grep -c, sed
+ * -z's first check) both as the text's ends; on a text without a newline all agree. Whether some
+ * "^" may follow a character of its own match, or some "$" precede one.
+ */
+function anchorInsideMatch(tree: RegexNode): boolean {
+  let found = false;
+  /** Walks a node forward (backward for "$"); `taken`: the match may hold a character already. Returns whether the node may take one. */
+  const walk = (node: RegexNode, taken: boolean, kind: "^" | "$"): boolean => {
+    switch (node.type) {
+      case "assert":
+        if (node.kind === kind && taken) found = true;
+        return false;
+      case "repeat": {
+        const takes = walk(node.node, taken, kind);
+        // A later round comes after what an earlier one took.
+        if (takes && node.max >= 2) walk(node.node, true, kind);
+        return takes && node.max > 0;
+      }
+      case "group": {
+        let takes = false;
+        for (const sequence of node.alternatives) {
+          let before = taken;
+          for (const child of kind === "^" ? sequence : [...sequence].reverse()) {
+            if (walk(child, before, kind)) {
+              before = true;
+              takes = true;
+            }
+          }
+        }
+        return takes;
+      }
+      default:
+        return true;
+    }
+  };
+  walk(tree, false, "^");
+  walk(tree, false, "$");
+  return found;
+}
+
+/**
+ * glibc makes a copy of a group repeated by "+" or an interval ({2}, {0,2}, {1,}) for each round,
+ * and where the group can match empty or has alternatives, the copies lose their anchors'
+ * conditions: GNU grep, sed and gawk alike match all of "bA__É" with "A(_|$.*)+", nothing in
+ * "bA__x" with "A(_|\\<x)+", and "bA_É" whole with "A+($.*){0,2}". Refused rather than answered
+ * otherwise. "*" and "?" make no copies; a group of one non-empty sequence ("(\\<a\\w)+") agrees.
+ */
+function refuseCopiedAnchors(node: RegexNode): void {
+  if (node.type === "repeat") {
+    const copies = node.max >= 2 && !(node.min === 0 && node.max === Number.POSITIVE_INFINITY);
+    if (copies && holdsAnchor(node.node) && (branches(node.node) || canBeEmpty(node.node))) {
+      throw new RegexSyntaxError(
+        "an anchor (^ $ \\< \\> \\b \\B \\` \\') in a group repeated by + or an interval that can match empty or has alternatives (as in (x|$.*)+ or ($.*){0,2}) is not supported: GNU's matcher loses the anchor in the group's copies",
+        0,
+      );
+    }
+    refuseCopiedAnchors(node.node);
+  }
+  if (node.type === "group") for (const child of node.alternatives.flat()) refuseCopiedAnchors(child);
+}
+
+function holdsAnchor(node: RegexNode): boolean {
+  if (node.type === "assert") return true;
+  if (node.type === "repeat") return holdsAnchor(node.node);
+  return node.type === "group" && node.alternatives.flat().some(holdsAnchor);
+}
+
+/** Whether a node holds a group of several alternatives. */
+function branches(node: RegexNode): boolean {
+  if (node.type === "repeat") return branches(node.node);
+  if (node.type !== "group") return false;
+  return node.alternatives.length > 1 || node.alternatives.flat().some(branches);
+}
+
+/**
+ * "\(a\(x*\)*\)\1", "\(x\?\+\)\1": where a repetition of something that can match empty (x*
+ * under *) ends the referenced group's match, glibc's back-reference fails ("aa" has no match)
+ * where POSIX and JavaScript match. Refused.
+ */
+function refuseEmptyLoopBackrefs(node: RegexNode, groups: Map<number, RegexNode>): void {
+  if (node.type === "backref") {
+    const group = groups.get(node.group);
+    if (group && holdsEmptyLoop(group)) {
+      throw new RegexSyntaxError(
+        `back-reference \\${node.group} to a group holding a repetition of something that can match empty (as in \\(a\\(x*\\)*\\)\\1) is not supported: GNU's matcher fails it where the repetition matches empty`,
+        0,
+      );
+    }
+  }
+  if (node.type === "repeat") refuseEmptyLoopBackrefs(node.node, groups);
+  if (node.type === "group") {
+    for (const child of node.alternatives.flat()) refuseEmptyLoopBackrefs(child, groups);
+  }
+}
+
+/** Whether a node holds an unbounded repetition of something that can match empty. */
+function holdsEmptyLoop(node: RegexNode): boolean {
+  if (node.type === "repeat") {
+    return (node.max === Number.POSITIVE_INFINITY && canBeEmpty(node.node)) || holdsEmptyLoop(node.node);
+  }
+  return node.type === "group" && node.alternatives.flat().some(holdsEmptyLoop);
+}
+
+function canBeEmpty(node: RegexNode): boolean {
+  switch (node.type) {
+    case "char":
+    case "any":
+    case "set":
+      return false;
+    case "assert":
+    case "backref":
+      return true;
+    case "repeat":
+      return node.min === 0 || canBeEmpty(node.node);
+    case "group":
+      return node.alternatives.some((sequence) => sequence.every(canBeEmpty));
+  }
+}
+
+/** The capture groups of a tree by number. */
+function groupsOf(node: RegexNode, into = new Map<number, RegexNode>()): Map<number, RegexNode> {
+  if (node.type === "repeat") groupsOf(node.node, into);
+  if (node.type === "group") {
+    if (node.capture !== null) into.set(node.capture, node);
+    for (const child of node.alternatives.flat()) groupsOf(child, into);
+  }
+  return into;
 }
 
 const asciiUpper = (char: string) => (/^[a-z]$/u.test(char) ? char.toUpperCase() : char);

@@ -334,7 +334,56 @@ const FUZZ_FOUND: DifferentialCase[] = [
   { args: ["s/a\\c/x/"], stdin: "\n" },
   // GNU sed's dfa refuses "[:digit:]" for "[[:digit:]]", without a place, exiting 4.
   { args: ["-z", "s/a\\[é[:upper:]]/x/"], stdin: "a\n" },
+  // Beside what is refused (GNU_AGAINST_POSIX): an anchor in a group under "*", which glibc does not copy.
+  { args: ["-E", "s/((^\\W)?)*aa/<&>/"], stdin: "x aab\n" },
+  { args: ["-E", "s/A(_|\\>x)*/<&>/"], stdin: "bA__x\n" },
+  // Anchors at a match's edges on text holding a newline: all of GNU reads them as ours.
+  { args: ["-E", "N;s/(^|\\n)b/<&>/g"], stdin: "a\nb\n" },
+  { args: ["-E", "N;s/a(\\n|$)/<&>/g"], stdin: "a\nb\n" },
+  { args: ["-z", "s/^/>/g;s/\\n$//;s/$/</"], stdin: "a\nb\n" },
 ];
+
+/**
+ * Patterns GNU's matcher (glibc) answers against POSIX, which sed refuses: each with what the real
+ * sed prints, so a GNU that changes its answer shows here.
+ */
+const GNU_AGAINST_POSIX: (DifferentialCase & { gnu: string; refusal: string; status?: number })[] = [
+  // glibc copies a group repeated by + or an interval once per round; the copies lose its anchors.
+  { args: ["-E", "s/A(_|$.*)+/<&>/"], stdin: "bA__É\n", gnu: "b<A__É>\n", refusal: "loses the anchor" },
+  { args: ["-E", "s/A(_|\\>x){2}/<&>/"], stdin: "bA_x\n", gnu: "b<A_x>\n", refusal: "loses the anchor" },
+  // A back-reference fails where the group's repetition of something empty ended its match.
+  { args: ["s/\\(b\\(x*\\)*\\)\\1/<&>/"], stdin: "bb\n", gnu: "bb\n", refusal: "can match empty" },
+  // Ignoring case, glibc matches nothing with a backslash before a lower-case letter.
+  { args: ["s/\\z/<&>/Ig"], stdin: "zZ\n", gnu: "zZ\n", refusal: "backslash before the letter" },
+  // glibc reads "^" after a newline its match went through as a line's start, "$" before one as
+  // its end; with -z the dfa (the text's ends) decides first whether glibc is asked at all.
+  { args: ["-E", "N;s/a$./<&>/"], stdin: "a\nb\n", gnu: "<a\n>b\n", refusal: "two ways", status: 4 },
+  {
+    args: ["-z", "s/.\\(^\\)\\|-/<&>/g"],
+    stdin: "a\nb\n-\n",
+    gnu: "a<\n>b<\n><-><\n>",
+    refusal: "two ways",
+    status: 4,
+  },
+  {
+    args: ["-z", "s/.\\(^\\)\\|x/<&>/g"],
+    stdin: "a\nb\n-\n",
+    gnu: "a\nb\n-\n",
+    refusal: "two ways",
+    status: 4,
+  },
+];
+
+describe.skipIf(!REAL)("sed: what GNU's matcher answers against POSIX is refused, saying why", () => {
+  for (const entry of GNU_AGAINST_POSIX) {
+    it(`sed ${entry.args.join(" ")}`, async () => {
+      const { ours, real } = await runDifferential(runSed, REAL!, entry);
+      expect(real.stdout).toBe(entry.gnu);
+      expect(ours).toMatchObject({ stdout: "", status: entry.status ?? 1 });
+      expect(ours.stderr).toContain(entry.refusal);
+    });
+  }
+});
 
 describe.skipIf(!REAL)("sed: cases the regex fuzz found, ours vs the real sed", () => {
   for (const entry of FUZZ_FOUND) {
