@@ -40,11 +40,22 @@ export interface Commit {
   artifacts?: { path: string; data: Uint8Array }[];
 }
 
+/** Everything stored for one workspace: what opening it needs. */
+export interface StoredWorkspace {
+  files: SnapshotEntry[];
+  events: ToolEvent[];
+  checkpoints: Checkpoint[];
+  artifacts: { path: string; data: Uint8Array }[];
+}
+
 /**
  * IndexedDB persistence: several named workspaces, each with its files, event log, checkpoints and
  * artifacts, plus settings. A commit is one transaction, so a step is stored whole or not at all.
  */
 export class WorkspaceStore {
+  /** Workspaces being read ahead of their opening (see preload); any write to one drops its read. */
+  private readonly preloaded = new Map<string, Promise<StoredWorkspace>>();
+
   private constructor(private readonly db: IDBPDatabase<ToolroomDb>) {}
 
   static async open(name = "toolroom"): Promise<WorkspaceStore> {
@@ -75,6 +86,7 @@ export class WorkspaceStore {
   }
 
   async createWorkspace(meta: WorkspaceMeta, entries: SnapshotEntry[]): Promise<void> {
+    this.preloaded.delete(meta.id);
     const tx = this.db.transaction(["workspaces", "files"], "readwrite");
     void tx.objectStore("workspaces").put(meta);
     const files = tx.objectStore("files");
@@ -94,6 +106,7 @@ export class WorkspaceStore {
 
   /** Deletes a workspace with everything kept for it, settings named `<kind>:<id>` included. */
   async deleteWorkspace(id: string): Promise<void> {
+    this.preloaded.delete(id);
     const tx = this.db.transaction(["workspaces", "settings", ...PER_WORKSPACE], "readwrite");
     void tx.objectStore("workspaces").delete(id);
     for (const store of PER_WORKSPACE) void tx.objectStore(store).delete(range(id));
@@ -102,6 +115,40 @@ export class WorkspaceStore {
       if (typeof key === "string" && key.endsWith(`:${id}`)) void settings.delete(key);
     }
     await tx.done;
+  }
+
+  /**
+   * Starts reading a workspace about to be opened (the browser's worker does while its runtime
+   * downloads), for the next loadWorkspace of it to take.
+   */
+  preload(id: string): void {
+    if (this.preloaded.has(id)) return;
+    const reading = this.readWorkspace(id);
+    reading.catch(() => undefined);
+    this.preloaded.set(id, reading);
+  }
+
+  /** Everything stored for a workspace, read in one transaction (or taken from its preload). */
+  loadWorkspace(id: string): Promise<StoredWorkspace> {
+    const early = this.preloaded.get(id);
+    this.preloaded.delete(id);
+    return early ?? this.readWorkspace(id);
+  }
+
+  private async readWorkspace(id: string): Promise<StoredWorkspace> {
+    const tx = this.db.transaction(PER_WORKSPACE, "readonly");
+    const [files, events, checkpoints, artifacts] = await Promise.all([
+      tx.objectStore("files").getAll(range(id)),
+      tx.objectStore("events").getAll(range(id)),
+      tx.objectStore("checkpoints").getAll(range(id)),
+      tx.objectStore("artifacts").getAll(range(id)),
+    ]);
+    return {
+      files: files.map(({ ws: _ws, ...entry }) => entry as SnapshotEntry),
+      events: events.map((row) => row.event),
+      checkpoints: checkpoints.map((row) => row.checkpoint),
+      artifacts: artifacts.map(({ path, data }) => ({ path, data })),
+    };
   }
 
   async loadFiles(id: string): Promise<SnapshotEntry[]> {
@@ -113,16 +160,9 @@ export class WorkspaceStore {
     return (await this.db.getAll("events", range(id))).map((row) => row.event);
   }
 
-  async loadCheckpoints(id: string): Promise<Checkpoint[]> {
-    return (await this.db.getAll("checkpoints", range(id))).map((row) => row.checkpoint);
-  }
-
-  async loadArtifacts(id: string): Promise<{ path: string; data: Uint8Array }[]> {
-    return (await this.db.getAll("artifacts", range(id))).map(({ path, data }) => ({ path, data }));
-  }
-
   /** Writes one step atomically and touches the workspace's updatedAt. */
   async commit(id: string, commit: Commit): Promise<void> {
+    this.preloaded.delete(id);
     const tx = this.db.transaction(["workspaces", ...PER_WORKSPACE], "readwrite");
     const files = tx.objectStore("files");
     if (commit.replaceFiles) {

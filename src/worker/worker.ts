@@ -19,7 +19,11 @@ store.catch(() => undefined);
 const runtime = import("./browser-runtime.ts");
 let chosen: Promise<WorkspaceMeta> | undefined;
 const chooseFirstWorkspace = (seed: WorkspaceSeed): Promise<WorkspaceMeta> => {
-  chosen ??= store.then((opened) => workspaceToOpen(opened, seed, async () => (await runtime).embedded()));
+  chosen ??= store.then(async (opened) => {
+    const meta = await workspaceToOpen(opened, seed, async () => (await runtime).embedded());
+    opened.preload(meta.id);
+    return meta;
+  });
   return chosen;
 };
 const api = runtime.then(({ startRuntime }) => startRuntime(store, chooseFirstWorkspace));

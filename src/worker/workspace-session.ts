@@ -133,12 +133,7 @@ export class WorkspaceSession {
   /** Loads a stored workspace into a sandbox and resumes its session. */
   static async open(options: SessionOptions): Promise<WorkspaceSession> {
     const { store, meta } = options;
-    const [files, events, checkpoints, stored] = await Promise.all([
-      store.loadFiles(meta.id),
-      store.loadEvents(meta.id),
-      store.loadCheckpoints(meta.id),
-      store.loadArtifacts(meta.id),
-    ]);
+    const { files, events, checkpoints, artifacts: stored } = await store.loadWorkspace(meta.id);
     await options.sandbox.restore({ entries: files });
     const artifacts = new MemoryArtifacts();
     for (const artifact of stored) artifacts.put(artifact.path, artifact.data);
