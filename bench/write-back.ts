@@ -98,7 +98,12 @@ const FOLDER_FILES = 2000;
  * file) run CALLS times with --write-back and without, on a folder of 2,000 files listed first, so
  * a cost that grew with the folder (a walk of it per call) would show.
  */
-async function perCallRow(): Promise<BenchRow> {
+async function perCallRow(
+  name = "a one-line file_write",
+  tool = "file_write",
+  params: (i: number) => Record<string, unknown> = (i) => ({ path: "notes.txt", content: `call ${i}\n` }),
+  note = "per call; the difference is the plan of the call's own paths + temp + fsync + rename",
+): Promise<BenchRow> {
   const { openHostRuntime } = await import("../src/cli/host-runtime.ts");
   const dir = mkdtempSync(join(tmpdir(), "toolroom-bench-calls-"));
   for (let i = 0; i < FOLDER_FILES; i++) {
@@ -114,7 +119,7 @@ async function perCallRow(): Promise<BenchRow> {
       async () => {
         const started = performance.now();
         for (let i = 0; i < CALLS; i++) {
-          const { outcome } = await call("file_write", { path: "notes.txt", content: `call ${i}\n` });
+          const { outcome } = await call(tool, params(i));
           if (outcome.status !== "success") throw new Error(JSON.stringify(outcome.envelope));
         }
         return (performance.now() - started) / CALLS;
@@ -131,16 +136,22 @@ async function perCallRow(): Promise<BenchRow> {
   const withWriteBack = await perCall(true);
   rmSync(dir, { recursive: true, force: true });
   return {
-    name: `write-back after each call: a one-line file_write (${FOLDER_FILES}-file folder)`,
+    name: `write-back after each call: ${name} (${FOLDER_FILES}-file folder)`,
     ms: withWriteBack,
     reference: { name: "the same call, no write-back", ms: without },
-    note: "per call; the difference is the plan of the call's own paths + temp + fsync + rename",
+    note,
   };
 }
 
 export async function benchWriteBack(): Promise<BenchRow[]> {
   return [
     await perCallRow(),
+    await perCallRow(
+      "a shell call rewriting 4 files",
+      "shell",
+      (i) => ({ command: `for f in a b c d; do echo call ${i} > $f.txt; done` }),
+      "per call; a call of several changes also writes its journal: staged files and journal fsync'd together, then the renames, then the commit and the folders fsync'd",
+    ),
     await row(
       "300 new files in 11 folders",
       manyFiles(),

@@ -24,9 +24,10 @@ Usage:
       call shape) and writes one JSONL envelope per call on stdout, in order. DIR is loaded into
       the embedded sandbox; with --write-back each call's changes are written back before
       its answer is printed (deletions included; each file whole, through a temporary file;
-      never through a link, never a FIFO or device, never git's config or hooks; stderr says
-      what was written), so a crash loses nothing answered. A call stopped at its deadline
-      is undone. Exits 0 when every line was answered, even if tools returned errors.
+      each call all or nothing: a run killed while writing a call back leaves a journal, and
+      the next --write-back run on DIR puts that call back; never through a link, never a FIFO
+      or device, never git's config or hooks; stderr says what was written), so a crash loses
+      nothing answered. A call stopped at its deadline is undone. Exits 0 when every line was answered, even if tools returned errors.
       SIGTERM, SIGINT and SIGHUP end the run in order: the running call is stopped and
       undone, exit 128 + the signal's number.
       --python-packages: a folder of installed pure-Python packages (a site-packages, or one

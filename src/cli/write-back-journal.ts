@@ -267,7 +267,16 @@ export async function recoverWriteBack(
       warn(`${name}: process ${pid} is writing back to this folder now; its files are left to it`);
       continue;
     }
-    const journal = parse(await readFile(full, "utf8").catch(() => ""));
+    const text = await readFile(full, "utf8").catch(() => null);
+    if (text === "" && !readOnly) {
+      // Killed between making the journal and its first line: nothing was made or changed yet.
+      await unlink(full).catch(() => undefined);
+      warn(
+        `a write-back of process ${pid} was cut short before it changed anything; its empty ${name} is removed`,
+      );
+      continue;
+    }
+    const journal = parse(text ?? "");
     if (!journal) {
       held.add(pid);
       warn(

@@ -25,6 +25,7 @@ import {
   TEMP_NAME,
   writeBackChanges,
 } from "./host-folder.ts";
+import { recoverWriteBack } from "./write-back-journal.ts";
 
 /** Write-back on a real folder: what the plan refuses, what it writes, and how. */
 
@@ -571,4 +572,89 @@ describe.skipIf(!canFreeze)("a write that fails on disk", () => {
       execFileSync("chattr", ["-i", sub], { stdio: "ignore" });
     }
   }, 60_000);
+});
+
+describe("the next start after a killed write-back, on journals it must not trust", () => {
+  /** The id of a process that has ended. */
+  const deadPid = () => {
+    const child = spawn("true");
+    return new Promise<number>((resolve) => child.on("close", () => resolve(child.pid!)));
+  };
+  const journal = (pid: number, steps: unknown[], temps: string[] = []) =>
+    `${JSON.stringify({ journal: "toolroom write-back journal", version: 1, pid, call: "shell (request req-9)", temps })}\n${JSON.stringify({ steps })}\n`;
+  const recover = async (dir: string) => {
+    const said: string[] = [];
+    await recoverWriteBack(dir, (message) => said.push(message));
+    return said.join("\n");
+  };
+
+  it("removes an empty journal (killed before its first line) and rolls a real one back", async () => {
+    const pid = await deadPid();
+    const dir = folder({ "a.txt": "new\n", [`.toolroom-${pid}-1.tmp`]: "old\n" });
+    writeFileSync(join(dir, `.toolroom-${pid}.journal`), "");
+    expect(await recover(dir)).toMatch(
+      /cut short before it changed anything; its empty \.toolroom-\d+\.journal is removed/u,
+    );
+    const ino = statSync(join(dir, "a.txt")).ino;
+    const kept = statSync(join(dir, `.toolroom-${pid}-1.tmp`)).ino;
+    writeFileSync(
+      join(dir, `.toolroom-${pid}.journal`),
+      journal(pid, [
+        {
+          op: "put",
+          path: "a.txt",
+          temp: `.toolroom-${pid}-2.tmp`,
+          ino,
+          aside: `.toolroom-${pid}-1.tmp`,
+          was: kept,
+        },
+      ]),
+    );
+    expect(await recover(dir)).toMatch(
+      /the write-back of shell \(request req-9\) \(process \d+\) was cut short before that call was answered: rolled back, a\.txt as before that call/u,
+    );
+    expect(readdirSync(dir)).toEqual(["a.txt"]);
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("old\n");
+  });
+
+  it("leaves a live process's journal, one it cannot read, and one naming a path outside or through a link", async () => {
+    const dir = folder({ "a.txt": "a\n" });
+    const outside = folder({ "x.txt": "x\n" });
+    symlinkSync(outside, join(dir, "out"));
+    writeFileSync(
+      join(dir, `.toolroom-${process.ppid}.journal`),
+      journal(process.ppid, [{ op: "folder", path: "a.txt" }]),
+    );
+    const garbled = await deadPid();
+    writeFileSync(join(dir, `.toolroom-${garbled}.journal`), "not json\n");
+    const escaping = await deadPid();
+    writeFileSync(
+      join(dir, `.toolroom-${escaping}.journal`),
+      journal(escaping, [{ op: "put", path: "../x.txt", temp: `.toolroom-${escaping}-1.tmp`, ino: 1 }]),
+    );
+    const linked = await deadPid();
+    writeFileSync(
+      join(dir, `.toolroom-${linked}.journal`),
+      journal(linked, [
+        {
+          op: "put",
+          path: "out/x.txt",
+          temp: `.toolroom-${linked}-1.tmp`,
+          ino: statSync(join(outside, "x.txt")).ino,
+        },
+      ]),
+    );
+    const said = await recover(dir);
+    expect(said).toMatch(
+      new RegExp(`process ${process.ppid} is writing back to this folder now; its files are left to it`, "u"),
+    );
+    expect(said).toMatch(
+      new RegExp(`\\.toolroom-${garbled}\\.journal is not a journal toolroom can read; left as it is`, "u"),
+    );
+    expect(said).toMatch(/names "\.\.\/x\.txt", which is not a path inside the folder/u);
+    expect(said).toMatch(/out is a link now; nothing is done through a link/u);
+    expect(readdirSync(dir).filter((name) => name.endsWith(".journal"))).toHaveLength(4);
+    expect(readFileSync(join(outside, "x.txt"), "utf8")).toBe("x\n");
+    expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("a\n");
+  });
 });
