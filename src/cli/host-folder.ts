@@ -790,23 +790,23 @@ export async function applyWriteBack(
   await fewAtATime(batch, take);
 
   // 3. Committed, durably with every changed name, before the call is answered; then tidied.
+  const folders = new Set<string>();
+  for (const record of records) {
+    folders.add(parentOf(record.path));
+    if (record.op === "delete" || (record.op === "put" && record.aside)) folders.add(parentOf(record.aside!));
+  }
   if (journal) {
-    const folders = new Set<string>();
-    for (const record of records) {
-      folders.add(parentOf(record.path));
-      if (record.op === "delete" || (record.op === "put" && record.aside))
-        folders.add(parentOf(record.aside!));
-    }
     folders.delete(""); // the journal's sync covers the top folder
     await journal.commit().catch(() => undefined);
-    await fewAtATime(
-      [
-        () => journal!.sync().catch(() => undefined),
-        ...[...folders].map((dir) => () => syncFolder(fullOf(dir))),
-      ],
-      (sync) => sync(),
-    );
   }
+  // The changed names reach the disk before the answer goes out, so a power cut loses nothing answered.
+  await fewAtATime(
+    [
+      ...(journal ? [() => journal!.sync().catch(() => undefined)] : []),
+      ...[...folders].map((dir) => () => syncFolder(fullOf(dir))),
+    ],
+    (sync) => sync(),
+  );
   for (const aside of asides)
     await (aside.folder ? rmdir(fullOf(aside.path)) : unlink(fullOf(aside.path))).catch(() => undefined);
   for (const temp of unused) await unlink(fullOf(temp)).catch(() => undefined);
