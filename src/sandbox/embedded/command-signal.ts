@@ -1,5 +1,6 @@
 import type { Command, CustomCommand, ExecResult, ResolvedCommandContext } from "just-bash";
 import { deadlineSignal } from "../stop-signal.ts";
+import { decodeLatin1Bytes, TERMINAL_OUTPUT_VARIABLE } from "./commands/command-io.ts";
 
 /**
  * Our own commands (node, git, grep…) get a `ctx.signal` that sees a stop synchronously.
@@ -7,25 +8,42 @@ import { deadlineSignal } from "../stop-signal.ts";
  * abort event, which a command busy in a loop never lets run; this one also reads the script's
  * signal (a stop-signal.ts signal) whenever the command polls `ctx.signal.aborted`.
  */
-export function withStopSignal(commands: readonly CustomCommand[], stop: AbortSignal): CustomCommand[] {
-  return commands.map((command) => wrap(command, stop));
+export function withStopSignal(
+  commands: readonly CustomCommand[],
+  stop: AbortSignal,
+  keep?: StoppedOutput,
+): CustomCommand[] {
+  return commands.map((command) => wrap(command, stop, keep));
 }
 
-function wrap(command: CustomCommand, stop: AbortSignal): CustomCommand {
+/** Where the terminal-bound output of a command a stop cut short goes (just-bash would drop it). */
+export type StoppedOutput = (stream: "stdout" | "stderr", text: string) => void;
+
+function wrap(command: CustomCommand, stop: AbortSignal, keep: StoppedOutput | undefined): CustomCommand {
   if ("load" in command) {
     return {
       name: command.name,
       ...(command.trusted !== undefined ? { trusted: command.trusted } : {}),
-      load: async () => wrap(await command.load(), stop) as Command,
+      load: async () => wrap(await command.load(), stop, keep) as Command,
     };
   }
   const wrapped: Command = {
     name: command.name,
     ...(command.trusted !== undefined ? { trusted: command.trusted } : {}),
     async execute(args: string[], ctx: ResolvedCommandContext) {
-      const handle = deadlineSignal({ parents: [ctx.signal, stop] });
+      // The script's signal first: its reason (deadline or interrupt) is the one the command reports.
+      const handle = deadlineSignal({ parents: [stop, ctx.signal] });
+      // Read now: just-bash revokes a stopped command's context.
+      const terminal = keep ? ctx.env.get(TERMINAL_OUTPUT_VARIABLE) : undefined;
       try {
-        return asBytes(await command.execute(args, Object.create(ctx, { signal: { value: handle.signal } })));
+        const result = await command.execute(args, Object.create(ctx, { signal: { value: handle.signal } }));
+        if (keep && terminal && stop.aborted) {
+          // just-bash drops a stopped command's result: what it printed reaches the terminal here.
+          if (terminal.includes("1")) keep("stdout", textOf(result.stdout, result.stdoutKind));
+          if (terminal.includes("2")) keep("stderr", result.stderr);
+          return { ...result, stdout: "", stderr: "", stdoutKind: "text" };
+        }
+        return asBytes(result);
       } finally {
         handle.dispose();
       }
@@ -49,4 +67,9 @@ function asBytes(result: ExecResult): ExecResult {
   for (let at = 0; at < utf8.length; at += 8192)
     parts.push(String.fromCharCode.apply(null, utf8.subarray(at, at + 8192) as unknown as number[]));
   return { ...result, stdout: parts.join(""), stdoutKind: "bytes" };
+}
+
+/** A command's output as text (a "bytes" result is a latin1-shaped string of UTF-8 bytes). */
+function textOf(output: string, kind: string | undefined): string {
+  return kind === "bytes" ? decodeLatin1Bytes(output) : output;
 }

@@ -91,24 +91,33 @@ describe("embedded sandbox specifics", () => {
     }
   });
 
-  // just-bash drops the output of the command a stop cuts short (the command's own tests show it
-  // keeps what it printed); what the call printed before it is kept.
+  // What the call printed before, and what awk or sed printed before the stop, are kept.
   const loops = [
-    "echo before; awk 'BEGIN { print \"started\"; while (1) x++ }'; echo never",
-    "echo before; echo x | sed -n 'p; :a; s/x/x/; ta'; echo never",
-  ];
+    [
+      "echo before; awk 'BEGIN { print \"started\"; while (1) x++ }'; echo never",
+      "before\nstarted\n",
+      "awk: ",
+    ],
+    ["echo before; echo x | sed -n 'p; :a; s/x/x/; ta'; echo never", "before\nx\n", "sed: "],
+  ] as const;
 
-  it("ends an awk or sed loop at its deadline (exit 124), keeping what was printed before", async () => {
+  it("ends an awk or sed loop at its deadline (exit 124), keeping what was printed", async () => {
     const sandbox = await EmbeddedSandbox.create();
-    for (const command of loops) {
+    for (const [command, printed, said] of loops) {
       const result = await sandbox.exec(command, { timeoutMs: 1000 });
-      expect(result, command).toMatchObject({ exitCode: 124, timedOut: true, stdout: "before\n" });
+      expect(result, command).toMatchObject({ exitCode: 124, timedOut: true, stdout: printed });
+      expect(result.stderr, command).toContain(`${said}stopped at the command's deadline`);
     }
+    // Into a file, the output is not the terminal's: it is not printed.
+    const redirected = await sandbox.exec("awk 'BEGIN { print \"started\"; while (1) x++ }' > out.txt", {
+      timeoutMs: 500,
+    });
+    expect(redirected).toMatchObject({ exitCode: 124, stdout: "" });
   });
 
-  it("ends an awk or sed loop when another thread asks (exit 130), keeping what was printed before", async () => {
+  it("ends an awk or sed loop when another thread asks (exit 130), keeping what was printed", async () => {
     const sandbox = await EmbeddedSandbox.create();
-    for (const command of loops) {
+    for (const [command, printed, said] of loops) {
       const board = StopBoard.create();
       const job = board.nextJob(CALLS_CHANNEL);
       board.begin(CALLS_CHANNEL, job);
@@ -120,8 +129,9 @@ describe("embedded sandbox specifics", () => {
         exitCode: 130,
         interrupted: true,
         timedOut: false,
-        stdout: "before\n",
+        stdout: printed,
       });
+      expect(result.stderr, command).toContain(`${said}interrupted`);
     }
   });
 

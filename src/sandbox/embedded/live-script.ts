@@ -8,7 +8,7 @@ import {
   type TransformPlugin,
   type WordNode,
 } from "just-bash";
-import { PIPED_STDIN_VARIABLE } from "./commands/command-io.ts";
+import { PIPED_STDIN_VARIABLE, TERMINAL_OUTPUT_VARIABLE } from "./commands/command-io.ts";
 
 /**
  * Makes a just-bash script behave like a live process, by rewriting its syntax tree before it runs
@@ -194,7 +194,15 @@ class Rewriter {
     if (name === "exec" || original.name === null) return original;
     const piped =
       name !== undefined && PIPED_STDIN_READERS.has(name) && (!inner.tty || this.enabled.stdinMoved);
-    const command = piped ? { ...original, assignments: [...original.assignments, pipedStdin()] } : original;
+    const terminalOutput = `${inner.out ? "1" : ""}${inner.err ? "2" : ""}`;
+    const kept =
+      this.enabled.stream && terminalOutput !== "" && name !== undefined && KEPT_WHEN_STOPPED.has(name);
+    const assignments = [
+      ...original.assignments,
+      ...(piped ? [prefixAssignment(PIPED_STDIN_VARIABLE, "1")] : []),
+      ...(kept ? [prefixAssignment(TERMINAL_OUTPUT_VARIABLE, terminalOutput)] : []),
+    ];
+    const command = { ...original, assignments };
     const redirections = this.streams(where, command.redirections);
     if (this.enabled.terminal && inner.tty && name !== undefined && TERMINAL_READERS.has(name)) {
       const rewritten = this.terminalReader(command, name, inner);
@@ -375,10 +383,16 @@ export function literalOf(word: WordNode | null | undefined): string | undefined
 /** Commands that search stdin only when it is a pipe or a file, however empty (as rg does). */
 const PIPED_STDIN_READERS = new Set(["rg"]);
 
-/** `__toolroom_stdin_piped=1`, prefixed to such a command (command-io.ts reads it). */
-function pipedStdin(): SimpleCommandNode["assignments"][number] {
+/**
+ * Our text commands, whose output printed before a stop is kept (TERMINAL_OUTPUT_VARIABLE): they
+ * poll the stop signal and return what they printed, which just-bash would drop.
+ */
+const KEPT_WHEN_STOPPED = new Set(["awk", "gawk", "sed", "grep", "egrep", "fgrep", "rg", "jq"]);
+
+/** `NAME=value`, prefixed to a command (command-io.ts reads it). */
+function prefixAssignment(name: string, value: string): SimpleCommandNode["assignments"][number] {
   const assignment = (
-    parse(`${PIPED_STDIN_VARIABLE}=1 true`).statements[0]!.pipelines[0]!.commands[0] as SimpleCommandNode
+    parse(`${name}=${value} true`).statements[0]!.pipelines[0]!.commands[0] as SimpleCommandNode
   ).assignments[0]!;
   return assignment;
 }

@@ -1,4 +1,5 @@
 import type { ResolvedCommandContext } from "just-bash";
+import { stopReason } from "../../stop-signal.ts";
 
 /**
  * What grep, sed and awk share as shell commands: text from stdin or files, and the one way a
@@ -54,7 +55,8 @@ export function loopCount(limit: number | undefined): number | undefined {
 /** A shell command's stop check: its AbortSignal and the shell's deadline. */
 export function shellStopCheck(ctx: ResolvedCommandContext): StopCheck {
   return () => {
-    if (ctx.signal?.aborted) return "interrupt";
+    // A signal aborted by the call's deadline says so (stop-signal.ts's reason).
+    if (ctx.signal?.aborted) return stopReason(ctx.signal) ?? "interrupt";
     if (ctx.executionScope && ctx.executionScope.remainingTimeMs() <= 0) return "deadline";
     return null;
   };
@@ -66,6 +68,13 @@ export function shellStopCheck(ctx: ResolvedCommandContext): StopCheck {
  * is a pipe, a redirection or a here-document, for commands that choose their input by it (rg).
  */
 export const PIPED_STDIN_VARIABLE = "__toolroom_stdin_piped";
+
+/**
+ * just-bash drops what a command printed when a stop (deadline, Ctrl-C) cuts it short: the script's
+ * rewrite sets this variable on a text command (awk, sed, grep…) whose stdout ("1"), stderr ("2") or
+ * both ("12") reach the terminal, so the sandbox prints what it printed before the stop itself.
+ */
+export const TERMINAL_OUTPUT_VARIABLE = "__toolroom_terminal_output";
 
 /** Whether the command's stdin is a pipe or a file, even an empty one (see PIPED_STDIN_VARIABLE). */
 export function stdinIsPiped(ctx: ResolvedCommandContext): boolean {

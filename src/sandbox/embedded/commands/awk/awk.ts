@@ -182,7 +182,8 @@ export async function runAwkCommand(args: string[], ctx: ResolvedCommandContext)
     }
   }
   const environment: Record<string, string> = {};
-  for (const [key, value] of ctx.env) environment[key] = value;
+  // The shell's own markers (command-io.ts) are not the program's environment.
+  for (const [key, value] of ctx.env) if (!key.startsWith("__toolroom_")) environment[key] = value;
   const result = runAwk({
     program,
     operands: line.operands,
