@@ -210,66 +210,77 @@ describe("a call's write-back killed before each change it makes to the disk", (
     linkSync(join(dir, "hard.txt"), outside);
     return { dir, outside };
   };
-  const crash = (dir: string, killAt: number) =>
-    runToolroom([CRASH, dir, JSON.stringify(changes)], "", { ...process.env, KILL_AT: String(killAt) }, TSX);
-
-  it("leaves the folder as before the call or as after it once the next start has run, at every point", async () => {
-    const whole = seed();
-    const before = tree(whole.dir);
-    const clean = await crash(whole.dir, 0);
-    expect(clean.code, clean.stderr).toBe(0);
-    const { made, report } = JSON.parse(clean.stdout) as { made: number; report: WriteBackReport };
-    expect([report.skipped, report.failed]).toEqual([[], []]);
-    const after = tree(whole.dir);
-    expect(after).toMatchObject({
-      sym: "file 644 s\n",
-      relink: "link -> c.txt",
-      "a.txt": "file 644 A\n",
-      "run.sh": "file 755 echo\n",
-      "hard.txt": "file 600 h\n",
-      ln: "link -> a.txt",
-      "new/deep/n.txt": "file 644 n\n",
-      f: "folder 755",
-      d: "file 644 d\n",
-    });
-    expect(Object.keys(after)).not.toContain("gone");
-    expect(made).toBeGreaterThan(30);
-    console.info(`write-back killed before each of ${made} changes to the disk`);
-
-    const seen = { before: 0, after: 0 };
-    for (let killAt = 1; killAt <= made; killAt++) {
-      const { dir, outside } = seed();
-      const killed = await crash(dir, killAt);
-      expect(killed.stdout, `killed before change ${killAt}`).toBe("");
-      const said: string[] = [];
-      if (killAt === Math.ceil(made / 2)) {
-        // A run without --write-back changes nothing on disk, and says what the next start with it will do.
-        const partial = tree(dir);
-        const readOnly = await runToolroom(["batch", "--workspace", dir, "--profile", "coding-agent"], "");
-        expect(readOnly.stderr).toMatch(
-          /the write-back of a write-back \(process \d+\) was cut short.*; run with --write-back to put the folder back as it was before that call/u,
+  it.each([
+    ["", "0"],
+    [" (a disk without hard links: what a call replaces is renamed aside)", "1"],
+  ])(
+    "leaves the folder as before the call or as after it once the next start has run, at every point%s",
+    async (_, noHardLinks) => {
+      const crash = (dir: string, killAt: number) =>
+        runToolroom(
+          [CRASH, dir, JSON.stringify(changes)],
+          "",
+          { ...process.env, KILL_AT: String(killAt), NO_HARD_LINKS: noHardLinks },
+          TSX,
         );
-        expect(tree(dir)).toEqual(partial);
+      const whole = seed();
+      const before = tree(whole.dir);
+      const clean = await crash(whole.dir, 0);
+      expect(clean.code, clean.stderr).toBe(0);
+      const { made, report } = JSON.parse(clean.stdout) as { made: number; report: WriteBackReport };
+      expect([report.skipped, report.failed]).toEqual([[], []]);
+      const after = tree(whole.dir);
+      expect(after).toMatchObject({
+        sym: "file 644 s\n",
+        relink: "link -> c.txt",
+        "a.txt": "file 644 A\n",
+        "run.sh": "file 755 echo\n",
+        "hard.txt": "file 600 h\n",
+        ln: "link -> a.txt",
+        "new/deep/n.txt": "file 644 n\n",
+        f: "folder 755",
+        d: "file 644 d\n",
+      });
+      expect(Object.keys(after)).not.toContain("gone");
+      expect(made).toBeGreaterThan(30);
+      console.info(`write-back killed before each of ${made} changes to the disk`);
+
+      const seen = { before: 0, after: 0 };
+      for (let killAt = 1; killAt <= made; killAt++) {
+        const { dir, outside } = seed();
+        const killed = await crash(dir, killAt);
+        expect(killed.stdout, `killed before change ${killAt}`).toBe("");
+        const said: string[] = [];
+        if (killAt === Math.ceil(made / 2)) {
+          // A run without --write-back changes nothing on disk, and says what the next start with it will do.
+          const partial = tree(dir);
+          const readOnly = await runToolroom(["batch", "--workspace", dir, "--profile", "coding-agent"], "");
+          expect(readOnly.stderr).toMatch(
+            /the write-back of a write-back \(process \d+\) was cut short.*; run with --write-back to put the folder back as it was before that call/u,
+          );
+          expect(tree(dir)).toEqual(partial);
+        }
+        // Every fifth point through the real command line's next start; the rest through the same code in-process.
+        if (killAt % 5 === 0) {
+          const next = await nextStart(dir);
+          expect(next.code, next.stderr).toBe(0);
+          said.push(next.stderr);
+        } else await recoverWriteBack(dir, (message) => said.push(message));
+        const now = tree(dir);
+        expect(leftovers(dir), `killed before change ${killAt}: ${said.join("\n")}`).toEqual([]);
+        expect([before, after], `killed before change ${killAt}: ${said.join("\n")}`).toContainEqual(now);
+        seen[JSON.stringify(now) === JSON.stringify(before) ? "before" : "after"]++;
+        expect(readFileSync(outside, "utf8")).toBe("h\n");
+        expect(statSync(outside).mode & 0o777).toBe(0o644);
+        rmSync(dir, { recursive: true, force: true });
+        rmSync(outside);
       }
-      // Every fifth point through the real command line's next start; the rest through the same code in-process.
-      if (killAt % 5 === 0) {
-        const next = await nextStart(dir);
-        expect(next.code, next.stderr).toBe(0);
-        said.push(next.stderr);
-      } else await recoverWriteBack(dir, (message) => said.push(message));
-      const now = tree(dir);
-      expect(leftovers(dir), `killed before change ${killAt}: ${said.join("\n")}`).toEqual([]);
-      expect([before, after], `killed before change ${killAt}: ${said.join("\n")}`).toContainEqual(now);
-      seen[JSON.stringify(now) === JSON.stringify(before) ? "before" : "after"]++;
-      expect(readFileSync(outside, "utf8")).toBe("h\n");
-      expect(statSync(outside).mode & 0o777).toBe(0o644);
-      rmSync(dir, { recursive: true, force: true });
-      rmSync(outside);
-    }
-    // Both ends were seen: killed before its commit (rolled back) and after it (finished).
-    expect(seen.before).toBeGreaterThan(0);
-    expect(seen.after).toBeGreaterThan(0);
-  }, 900_000);
+      // Both ends were seen: killed before its commit (rolled back) and after it (finished).
+      expect(seen.before).toBeGreaterThan(0);
+      expect(seen.after).toBeGreaterThan(0);
+    },
+    900_000,
+  );
 });
 
 describe("a run killed with SIGKILL after some calls were answered", () => {

@@ -1,7 +1,8 @@
 /**
  * A child process for write-back-kill.test.ts: writes one call's changes back to a folder and kills
  * itself with SIGKILL just before its Nth change to the disk (KILL_AT=N; 0 runs to the end and
- * prints how many changes it made). The changes come as JSON on argv (file bytes as text).
+ * prints how many changes it made). The changes come as JSON on argv (file bytes as text). With
+ * NO_HARD_LINKS=1 the disk makes no hard links (link() fails EPERM, as on FAT or exFAT).
  */
 import { promises } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
@@ -16,6 +17,10 @@ for (const name of ["open", "rename", "link", "unlink", "rmdir", "mkdir", "chmod
     // Opening to read changes nothing on disk.
     const changes = name !== "open" || /[wax+]/u.test(String(args[1] ?? "r"));
     if (changes && ++made === killAt) process.kill(process.pid, "SIGKILL");
+    if (name === "link" && process.env.NO_HARD_LINKS === "1")
+      return Promise.reject(
+        Object.assign(new Error("EPERM: operation not permitted, link"), { code: "EPERM" }),
+      );
     return original.apply(promises, args);
   };
 }
