@@ -14,7 +14,7 @@ import {
   symlink,
   unlink,
 } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { basename, join } from "node:path";
 import type { FileChange } from "../core/checkpoints.ts";
 import { gitSetupReason, isGitFolderName } from "../core/git-setup.ts";
 import type { FolderEntry } from "../sandbox/embedded/lazy-folder.ts";
@@ -444,9 +444,9 @@ const swapCase = (name: string) =>
   );
 
 /**
- * Whether the folder `folder` takes `A.txt` and `a.txt` for the same name (macOS, Windows, ext4's
- * casefolded folders): a name already in it (`names`, its listing, when known) is looked up with
- * its case swapped; in a folder with no such name a temporary file is made for it. Asked once per
+ * Whether the folder `folder` takes `A.txt` and `a.txt` for the same name (macOS, Windows, exFAT,
+ * ext4's casefolded folders): a name already in it (`names`, its listing, when known) is looked up
+ * with its case swapped; in a folder with no such name a temporary file is made for it. Asked once per
  * folder (by device and inode, so another disk mounted below or a casefolded folder is asked on its own).
  */
 export async function isCaseInsensitive(folder: string, names?: string[]): Promise<boolean> {
@@ -464,17 +464,18 @@ export async function isCaseInsensitive(folder: string, names?: string[]): Promi
 async function probeCase(folder: string, known?: string[]): Promise<boolean> {
   const names = known ?? (await readdir(folder).catch(() => [] as string[]));
   const have = new Set(names);
-  let tries = 0;
-  for (const name of names) {
+  // The other case finds something the listing does not have: the folder folded it (inode numbers
+  // cannot tell: exFAT through FUSE gives each lookup its own). Listed again, to rule out a new file.
+  const folds = async (swapped: string) =>
+    (await lstat(join(folder, swapped)).catch(() => null)) !== null &&
+    !(await readdir(folder).catch(() => [] as string[])).includes(swapped);
+  for (const name of names.slice(0, 8)) {
     const swapped = swapCase(name);
     if (swapped === name || have.has(swapped) || TEMP_NAME.test(name)) continue;
-    const [as, other] = await Promise.all([
-      lstat(join(folder, name)).catch(() => null),
-      lstat(join(folder, swapped)).catch(() => null),
-    ]);
-    if (as) return other !== null && other.ino === as.ino && other.dev === as.dev;
-    if (++tries > 8) break; // names vanishing under us: ask with a file of our own
+    if (!(await lstat(join(folder, name)).catch(() => null))) continue; // gone since the listing
+    return folds(swapped);
   }
+  // No name to ask with: one of our own, made and removed.
   const temp = join(folder, tempIn(""));
   try {
     await (await open(temp, "wx", 0o600)).close();
@@ -482,11 +483,7 @@ async function probeCase(folder: string, known?: string[]): Promise<boolean> {
     return false; // nothing can be written here anyway
   }
   try {
-    const [lower, upper] = await Promise.all([
-      lstat(temp),
-      lstat(join(dirname(temp), basename(temp).toUpperCase())).catch(() => null),
-    ]);
-    return upper !== null && upper.ino === lower.ino;
+    return await folds(basename(temp).toUpperCase());
   } finally {
     await unlink(temp).catch(() => undefined);
   }

@@ -4,6 +4,7 @@ import {
   existsSync,
   linkSync,
   lstatSync,
+  mkdirSync,
   readdirSync,
   readFileSync,
   readlinkSync,
@@ -13,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { FileChange } from "../core/checkpoints.ts";
 import type { SnapshotEntry } from "../sandbox/types.ts";
 import { type CliRun, folderWith, runToolroom, TOOLROOM_BIN } from "../test-support/toolroom-cli.ts";
@@ -23,6 +24,7 @@ import {
   isCaseInsensitive,
   planWriteBack,
   TEMP_NAME,
+  type WriteBackOptions,
   writeBackChanges,
 } from "./host-folder.ts";
 import { recoverWriteBack } from "./write-back-journal.ts";
@@ -402,6 +404,107 @@ describe("write-back after each answered call", () => {
   }, 60_000);
 });
 
+/**
+ * Writes back names that differ only by case into `dir`, whose folder `mnt` (made here unless
+ * there) compares names without case and the top with case, and checks what was refused.
+ */
+async function writesBackCaseMixInto(dir: string, options: WriteBackOptions = {}): Promise<void> {
+  mkdirSync(join(dir, "mnt"), { recursive: true });
+  for (const path of ["readme.md", "old.ts", "mnt/readme.md", "mnt/old.ts"])
+    writeFileSync(join(dir, path), "o\n");
+  const report = await writeBackChanges(
+    dir,
+    [
+      created(file("A.txt", "upper\n")),
+      created(file("a.txt", "lower\n")),
+      created(file("README.md", "mine\n")),
+      { path: "old.ts", before: file("old.ts", "o\n"), after: null },
+      created(file("Old.ts", "o\n")),
+      created(file("mnt/A.txt", "upper\n")),
+      created(file("mnt/a.txt", "lower\n")),
+      created(file("mnt/README.md", "mine\n")),
+      { path: "mnt/old.ts", before: file("mnt/old.ts", "o\n"), after: null },
+      created(file("mnt/Old.ts", "o\n")),
+      // A folder made in mnt compares names as mnt does.
+      created({ path: "mnt/new", type: "directory", mode: 0o755 }),
+      created(file("mnt/new/X.txt", "x\n")),
+      created(file("mnt/new/x.txt", "x\n")),
+    ],
+    options,
+  );
+  const skipped = report.skipped.map((line) => line.slice(0, line.indexOf(":"))).sort();
+  expect(skipped).toEqual(
+    [
+      "mnt/A.txt",
+      "mnt/a.txt",
+      "mnt/README.md",
+      "mnt/old.ts",
+      "mnt/Old.ts",
+      "mnt/new/X.txt",
+      "mnt/new/x.txt",
+    ].sort(),
+  );
+  expect(report.skipped.join("\n")).toContain(
+    "mnt/README.md: it differs only by case from mnt/readme.md on disk, and this disk does not tell such names apart",
+  );
+  expect(report.skipped.join("\n")).toContain("mnt/new/X.txt: it differs only by case from mnt/new/x.txt");
+  expect(report.failed).toEqual([]);
+  expect(readdirSync(dir).sort()).toEqual(["A.txt", "Old.ts", "README.md", "a.txt", "mnt", "readme.md"]);
+  expect(readdirSync(join(dir, "mnt")).sort()).toEqual(["new", "old.ts", "readme.md"]);
+  expect(readdirSync(join(dir, "mnt", "new"))).toEqual([]);
+  expect(readFileSync(join(dir, "mnt", "readme.md"), "utf8")).toBe("o\n");
+}
+
+/**
+ * A case-blind disk (exFAT through FUSE, on a loop device) mounted at `mnt` in a new folder, where
+ * this machine allows it (root, exfat-fuse and exfatprogs installed); null elsewhere.
+ */
+const caseBlindMount = (() => {
+  const dir = folder();
+  const image = `${dir}.img`;
+  let device = "";
+  try {
+    execFileSync("truncate", ["-s", "16M", image], { stdio: "ignore" });
+    execFileSync("mkfs.exfat", [image], { stdio: "ignore" });
+    device = execFileSync("losetup", ["-f", "--show", image], { encoding: "utf8" }).trim();
+    mkdirSync(join(dir, "mnt"));
+    execFileSync("mount.exfat-fuse", [device, join(dir, "mnt")], { stdio: "ignore", timeout: 20_000 });
+    return {
+      dir,
+      unmount: () => {
+        execFileSync("umount", [join(dir, "mnt")], { stdio: "ignore" });
+        execFileSync("losetup", ["-d", device], { stdio: "ignore" });
+        rmSync(image, { force: true });
+      },
+    };
+  } catch {
+    if (device) execFileSync("losetup", ["-d", device], { stdio: "ignore" });
+    rmSync(image, { force: true });
+    return null;
+  }
+})();
+
+describe.skipIf(!caseBlindMount)(
+  "write-back into a case-blind disk mounted inside the folder (exFAT)",
+  () => {
+    afterAll(() => caseBlindMount?.unmount());
+
+    it("finds that folder case-blind and the top not, and refuses such names there only", async () => {
+      const { dir } = caseBlindMount!;
+      writeFileSync(join(dir, "mnt", "probe.txt"), "p\n");
+      expect(await isCaseInsensitive(dir)).toBe(false);
+      expect(await isCaseInsensitive(join(dir, "mnt"))).toBe(true);
+      rmSync(join(dir, "mnt", "probe.txt"));
+      // An empty folder there is asked with a temporary file, which does not stay.
+      mkdirSync(join(dir, "mnt", "empty"));
+      expect(await isCaseInsensitive(join(dir, "mnt", "empty"))).toBe(true);
+      expect(readdirSync(join(dir, "mnt", "empty"))).toEqual([]);
+      rmSync(join(dir, "mnt", "empty"), { recursive: true });
+      await writesBackCaseMixInto(dir);
+    });
+  },
+);
+
 describe("write-back to a disk that does not tell A.txt from a.txt", () => {
   it("finds this machine's disk case-sensitive or not as it is (a probe, no file left behind)", async () => {
     const dir = folder({ "a.txt": "a" });
@@ -442,52 +545,15 @@ describe("write-back to a disk that does not tell A.txt from a.txt", () => {
   });
 
   it("asks each folder where such names meet, not only the top: a folder below can be another disk or casefolded", async () => {
-    const dir = folder({ "readme.md": "r\n", "old.ts": "o\n", "mnt/readme.md": "r\n", "mnt/old.ts": "o\n" });
+    const dir = folder();
     const asked: string[] = [];
     // Only mnt compares names without case (a case-blind disk mounted there, or ext4's chattr +F).
-    const caseProbe = async (at: string) => {
-      asked.push(at);
-      return at === "mnt";
-    };
-    const report = await writeBackChanges(
-      dir,
-      [
-        created(file("A.txt", "upper\n")),
-        created(file("a.txt", "lower\n")),
-        created(file("README.md", "mine\n")),
-        { path: "old.ts", before: file("old.ts", "o\n"), after: null },
-        created(file("Old.ts", "o\n")),
-        created(file("mnt/A.txt", "upper\n")),
-        created(file("mnt/a.txt", "lower\n")),
-        created(file("mnt/README.md", "mine\n")),
-        { path: "mnt/old.ts", before: file("mnt/old.ts", "o\n"), after: null },
-        created(file("mnt/Old.ts", "o\n")),
-        // A folder made in mnt compares names as mnt does.
-        created({ path: "mnt/new", type: "directory", mode: 0o755 }),
-        created(file("mnt/new/X.txt", "x\n")),
-        created(file("mnt/new/x.txt", "x\n")),
-      ],
-      { caseProbe },
-    );
-    const skipped = report.skipped.map((line) => line.slice(0, line.indexOf(":"))).sort();
-    expect(skipped).toEqual(
-      [
-        "mnt/A.txt",
-        "mnt/a.txt",
-        "mnt/README.md",
-        "mnt/old.ts",
-        "mnt/Old.ts",
-        "mnt/new/X.txt",
-        "mnt/new/x.txt",
-      ].sort(),
-    );
-    expect(report.skipped.join("\n")).toContain(
-      "mnt/README.md: it differs only by case from mnt/readme.md on disk, and this disk does not tell such names apart",
-    );
-    expect(report.skipped.join("\n")).toContain("mnt/new/X.txt: it differs only by case from mnt/new/x.txt");
-    expect(readdirSync(dir).sort()).toEqual(["A.txt", "Old.ts", "README.md", "a.txt", "mnt", "readme.md"]);
-    expect(readdirSync(join(dir, "mnt")).sort()).toEqual(["new", "old.ts", "readme.md"]);
-    expect(readdirSync(join(dir, "mnt", "new"))).toEqual([]);
+    await writesBackCaseMixInto(dir, {
+      caseProbe: async (at: string) => {
+        asked.push(at);
+        return at === "mnt";
+      },
+    });
     // Only the folders where such names meet were asked (mnt/new, not on disk yet, as mnt).
     expect([...new Set(asked)].sort()).toEqual(["", "mnt"]);
   });
