@@ -44,9 +44,9 @@ const leftovers = (dir: string) =>
     .map(String)
     .filter((path) => isOurs(path.split("/").pop()!));
 const journalOf = (dir: string) => readdirSync(dir).find((name) => JOURNAL_NAME.test(name));
-/** The next start on the folder: a run with --write-back and no calls. */
-const nextStart = (dir: string) =>
-  runToolroom(["batch", "--workspace", dir, "--profile", "coding-agent", "--write-back"], "");
+/** The next start on the folder: a batch (or MCP) run with --write-back and no calls. */
+const nextStart = (dir: string, command: "batch" | "mcp" = "batch") =>
+  runToolroom([command, "--workspace", dir, "--profile", "coding-agent", "--write-back"], "");
 
 describe("write-back killed with SIGKILL", () => {
   it(`leaves the killed call all or nothing after the next start, over ${TRIALS} trials`, async () => {
@@ -260,9 +260,10 @@ describe("a call's write-back killed before each change it makes to the disk", (
           );
           expect(tree(dir)).toEqual(partial);
         }
-        // Every fifth point through the real command line's next start; the rest through the same code in-process.
+        // Every fifth point through the real command line's next start (batch or mcp); the rest
+        // through the same code in-process.
         if (killAt % 5 === 0) {
-          const next = await nextStart(dir);
+          const next = await nextStart(dir, killAt % 10 === 0 ? "mcp" : "batch");
           expect(next.code, next.stderr).toBe(0);
           said.push(next.stderr);
         } else await recoverWriteBack(dir, (message) => said.push(message));
