@@ -30,6 +30,8 @@ export interface PosixRegexOptions {
 
 /** A malformed pattern: GNU's message, and where (0-based character index) it went wrong. */
 export class RegexSyntaxError extends Error {
+  /** GNU's dfa's own error (after glibc's): how many groups glibc found, for sed's RHS check that comes between. */
+  groupCount: number | undefined;
   constructor(
     readonly gnuMessage: string,
     readonly position: number,
@@ -202,7 +204,10 @@ class Parser {
       // Only a stray close paren stops the top level.
       throw new RegexSyntaxError("Unmatched ) or \\)", this.i);
     }
-    if (this.classSyntax) throw this.classSyntax;
+    if (this.classSyntax) {
+      this.classSyntax.groupCount = this.groups;
+      throw this.classSyntax;
+    }
     return { type: "group", capture: null, alternatives };
   }
 

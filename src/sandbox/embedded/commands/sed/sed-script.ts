@@ -435,7 +435,8 @@ class ScriptParser {
     }
   }
 
-  private regex(body: string, ignoreCase: boolean, multiline: boolean): PosixRegex | null {
+  /** `neededGroup`: the highest \\N of an s command's replacement. */
+  private regex(body: string, ignoreCase: boolean, multiline: boolean, neededGroup = 0): PosixRegex | null {
     if (body === "") {
       if (!this.sawRegex || ignoreCase || multiline) this.fail("no previous regular expression", 0);
       return null;
@@ -454,6 +455,10 @@ class ScriptParser {
       return regex;
     } catch (error) {
       if (error instanceof RegexSyntaxError && error.gnuMessage.startsWith("character class syntax")) {
+        // GNU sed checks the replacement's \\N against glibc's groups before its dfa compiles.
+        if (error.groupCount !== undefined && neededGroup > error.groupCount) {
+          this.fail(`invalid reference \\${neededGroup} on \`s' command's RHS`, this.i);
+        }
         // GNU sed's dfa says this one without a place, and exits 4.
         throw new SedSyntaxError(error.gnuMessage, "", this.i, 4);
       }
@@ -535,7 +540,17 @@ class ScriptParser {
       }
       this.i++;
     }
-    command.regex = this.regex(pattern, ignoreCase, multiline);
+    let neededGroup = 0;
+    try {
+      for (const part of parseReplacement(replacement, () => {
+        throw new Error("malformed");
+      })) {
+        if (part.kind === "group") neededGroup = Math.max(neededGroup, part.group);
+      }
+    } catch {
+      // A malformed replacement is said below, after the regex's own errors.
+    }
+    command.regex = this.regex(pattern, ignoreCase, multiline, neededGroup);
     command.replacement = parseReplacement(replacement, (reason) => this.fail(reason, replacementAt));
     const groups = command.regex ? command.regex.groupCount : 9;
     for (const part of command.replacement) {
