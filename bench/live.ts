@@ -5,6 +5,7 @@
  * in the same run. Run alone with `npx tsx bench/live.ts`.
  */
 import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { createEmbeddedRuntime } from "../src/host/create-runtime.ts";
@@ -62,6 +63,8 @@ export async function benchLive(): Promise<BenchRow[]> {
   const ctrlC: number[] = [];
   for (let i = 0; i < STOPS; i++) ctrlC.push(await sessionCtrlC(sandbox));
 
+  const python = await benchPython();
+
   const nativeTrip = { name: "native cat over pipes", ms: native };
   const nativeInt = { name: "native bash loop, SIGINT → exit", ms: nativeStop };
   return [
@@ -86,7 +89,99 @@ export async function benchLive(): Promise<BenchRow[]> {
       ms: median(ctrlC),
       reference: nativeInt,
     },
+    ...python,
   ];
+}
+
+/** A Python program that prints back each line it reads (flushing), as a session's command and natively. */
+const PYTHON_ECHO = 'import sys\nfor line in sys.stdin:\n    print("got", line, end="", flush=True)\n';
+
+/**
+ * python3 on a session's terminal: a typed line's trip to a `for line in sys.stdin` loop and back,
+ * and Ctrl-C while it waits in input(); references: the real python3 over pipes and sent SIGINT.
+ */
+export async function benchPython(): Promise<BenchRow[]> {
+  const { registerNodeAssets } = await import("../src/host/node-assets.ts");
+  const { createEmbeddedSandbox } = await import("../src/host/create-runtime.ts");
+  const { pythonRunner } = await import("../src/sandbox/embedded/python/index.ts");
+  const [nativeTrip, nativeStop] = await nativePython();
+  registerNodeAssets();
+  const sandbox = await createEmbeddedSandbox();
+  await sandbox.writeFile("/workspace/echo.py", PYTHON_ECHO);
+  const echo = await sandbox.pty("python3 echo.py");
+  const trips: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const started = performance.now();
+    await echo.write(`line ${i}\n`);
+    let output = "";
+    while (!output.endsWith(`got line ${i}\n`)) output += (await echo.read({ yieldMs: 30_000 })).output;
+    // The first trip waits for the interpreter to start: left out.
+    if (i > 0) trips.push(performance.now() - started);
+  }
+  await echo.kill();
+  const stops: number[] = [];
+  for (let i = 0; i < STOPS; i++) {
+    const session = await sandbox.pty("bash");
+    await session.write(`python3 -c 'input("? ")'\n`);
+    let output = "";
+    while (!output.endsWith("? ")) output += (await session.read({ yieldMs: 30_000 })).output;
+    const started = performance.now();
+    await session.write("\u0003");
+    while (!output.endsWith("KeyboardInterrupt\n"))
+      output += (await session.read({ yieldMs: 30_000 })).output;
+    stops.push(performance.now() - started);
+    await session.kill();
+  }
+  pythonRunner()?.dispose();
+  return [
+    {
+      name: "python3 reads a typed line: session write → its answer printed (median)",
+      ms: median(trips),
+      reference: { name: "native python3 over pipes", ms: nativeTrip },
+    },
+    {
+      name: "Ctrl-C python3 waiting in input() (write → KeyboardInterrupt printed)",
+      ms: median(stops),
+      reference: { name: "native python3 in input(), SIGINT → exit", ms: nativeStop },
+    },
+  ];
+}
+
+/** The real python3: the same echo loop over pipes (median trip), and SIGINT in input() to exit (median). */
+async function nativePython(): Promise<[number, number]> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("PYTHON")));
+  const child = spawn("python3", ["-c", PYTHON_ECHO], { stdio: ["pipe", "pipe", "inherit"], env });
+  child.stdout.setEncoding("utf8");
+  let pending: ((text: string) => void) | undefined;
+  child.stdout.on("data", (text: string) => pending?.(text));
+  const trips: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      let seen = "";
+      pending = (text) => {
+        seen += text;
+        if (seen.endsWith(`got line ${i}\n`)) resolve();
+      };
+      child.stdin.write(`line ${i}\n`);
+    });
+    if (i > 0) trips.push(performance.now() - started);
+  }
+  child.stdin.end();
+  const stops: number[] = [];
+  for (let i = 0; i < STOPS; i++) {
+    const waiting = spawn("python3", ["-c", 'input("? ")'], { stdio: ["pipe", "pipe", "ignore"], env });
+    await new Promise<void>((resolve) => waiting.stdout.once("data", () => resolve()));
+    // SIGINT between the prompt's flush and the read(2) is lost until the read returns: wait for the read.
+    while (!readFileSync(`/proc/${waiting.pid}/syscall`, "utf8").startsWith("0 0x0 "))
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    const started = performance.now();
+    const exited = new Promise((resolve) => waiting.on("exit", resolve));
+    waiting.kill("SIGINT");
+    await exited;
+    stops.push(performance.now() - started);
+  }
+  return [median(trips), median(stops)];
 }
 
 /** Median time for a line written to a real `cat` to come back on its stdout. */
