@@ -46,16 +46,29 @@ export function validationSchema(schema: JsonSchema): JsonSchema {
   return { ...schema, required };
 }
 
-/**
- * Validates params against a tool's schema and fills in defaults. Returns a fresh object;
- * throws invalid_params with every problem in one message, phrased for the model to fix.
- */
-export async function validateParams(schema: JsonSchema, params: unknown): Promise<Record<string, unknown>> {
+async function validatorFor(schema: JsonSchema): Promise<ValidateFunction> {
   let validate = compiled.get(schema);
   if (!validate) {
     validate = (await loadValidator()).compile(validationSchema(schema));
     compiled.set(schema, validate);
   }
+  return validate;
+}
+
+/**
+ * Compiles a schema's validator ahead of its first use: a call that waits for its workspace to open
+ * has it made meanwhile (the first one Ajv compiles takes some 20 ms on a loaded machine).
+ */
+export async function prepareValidator(schema: JsonSchema): Promise<void> {
+  await validatorFor(schema);
+}
+
+/**
+ * Validates params against a tool's schema and fills in defaults. Returns a fresh object;
+ * throws invalid_params with every problem in one message, phrased for the model to fix.
+ */
+export async function validateParams(schema: JsonSchema, params: unknown): Promise<Record<string, unknown>> {
+  const validate = await validatorFor(schema);
   if (params === undefined || params === null) params = {};
   if (typeof params !== "object" || Array.isArray(params)) {
     throw new ToolFailure("invalid_params", "params must be a JSON object of named parameters.", {

@@ -105,6 +105,23 @@ describe("worker API", () => {
     );
   });
 
+  it("calls made before the first workspace opens wait for it and are validated as any other (a wrong type: invalid_params)", async () => {
+    const database = `toolroom-test-${++databases}`;
+    const { createEmbeddedSandbox } = await import("../host/create-runtime.ts");
+    // As the browser's worker runs it: calls that come before the first boot wait for it.
+    const api = createWorkerApi({ database, eager: true, embedded: () => createEmbeddedSandbox() });
+    const read = api.call("agentbench", { tool: "read_file", params: { path: "README.md" } });
+    const wrong = api.call("agentbench", { tool: "read_file", params: { path: 42 } });
+    const unknownTool = api.call("agentbench", { tool: "read_everything", params: {} });
+    await api.prepare(seed);
+    expect((await read).status).toBe("success");
+    const refused = await wrong;
+    expect(refused.status).toBe("error");
+    expect(JSON.stringify(refused.envelope)).toContain("must be string");
+    expect((await unknownTool).status).toBe("error");
+    await api.boot(embedded);
+  });
+
   it("prepare() opens the workspace: reads are answered before boot, in the same log, and boot gives it its shell", async () => {
     const database = `toolroom-test-${++databases}`;
     let shells = 0;

@@ -4,7 +4,7 @@ import type { FetchLike, ProviderSettings } from "../agent/provider.ts";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
-import { loadValidator } from "../core/schema.ts";
+import { type JsonSchema, loadValidator, prepareValidator } from "../core/schema.ts";
 import type { Lesson } from "../lessons/lesson.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { DeferredSandbox } from "../sandbox/deferred-sandbox.ts";
@@ -331,6 +331,17 @@ export function createWorkerApi(
     if (!session) throw new Error("No workspace is open yet; call boot() first.");
     return session;
   };
+  /**
+   * The schemas of calls waiting for the first workspace: their validators are made while the
+   * workspace's storage answers (Ajv's first compile takes some 20 ms on a loaded machine).
+   */
+  const waitingSchemas: JsonSchema[] = [];
+  const prepareValidatorOf = (profileName: string, toolName: string) => {
+    const tool = ALL_PROFILES.find((candidate) => candidate.name === profileName)?.tools.find(
+      (candidate) => candidate.name === toolName,
+    );
+    if (tool) waitingSchemas.push(tool.inputSchema);
+  };
   /** The first open workspace: calls made before the first boot wait for it (in the browser's worker). */
   let firstOpen: () => void = () => undefined;
   const firstSession = new Promise<void>((resolve) => {
@@ -458,12 +469,15 @@ export function createWorkerApi(
     replays ??= new ReplayHost(requireStore());
     recordings ??= new RecordingHost(requireStore());
     // A lesson's controls are on the runtime before anyone can call it.
-    await Promise.all([
+    const attached = Promise.all([
       requireStore().setSetting("currentWorkspace", meta.id),
       lessons.attach(session),
       replays.attach(session),
       recordings.attach(session),
     ]);
+    // The calls waiting for this workspace have their validators made while storage answers.
+    for (const schema of waitingSchemas.splice(0)) void prepareValidator(schema).catch(() => undefined);
+    await attached;
     performance.mark("toolroom:workspace-open");
     firstOpen();
     if (!(sandbox instanceof DeferredSandbox)) return { arrival: Promise.resolve(sandbox) };
@@ -639,6 +653,7 @@ export function createWorkerApi(
     async call(profile, request) {
       callsInFlight++;
       try {
+        if (!session) prepareValidatorOf(profile, request.tool);
         return await (await ready()).call(profile, request);
       } finally {
         callsInFlight--;
