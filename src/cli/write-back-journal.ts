@@ -1,4 +1,4 @@
-import type { Stats } from "node:fs";
+import { readFileSync, type Stats } from "node:fs";
 import {
   chmod,
   type FileHandle,
@@ -65,6 +65,28 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * When process `pid` started (Linux: clock ticks after boot, from /proc), or null where that cannot
+ * be read: tells a live writer from another process that was given a dead writer's id.
+ */
+function startOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the journal's writer is still running (not merely its id given to another process). */
+function writerAlive(pid: number, started: string | null | undefined): boolean {
+  // This run has written no journal yet: one with its id is an earlier run's (ids restart in a container).
+  if (pid === process.pid) return false;
+  if (!alive(pid)) return false;
+  const now = startOf(pid);
+  return started === undefined || started === null || now === null || now === started;
+}
+
 const fullOf = (folder: string, path: string) => (path === "" ? folder : join(folder, ...path.split("/")));
 const statOf = (full: string): Promise<Stats | null> => lstat(full).catch(() => null);
 
@@ -94,7 +116,14 @@ export class Journal {
     const name = `.toolroom-${process.pid}.journal`;
     const handle = await open(join(folder, name), "wx", 0o600);
     const journal = new Journal(folder, name, handle);
-    await journal.line({ journal: MAGIC, version: 1, pid: process.pid, call, temps });
+    await journal.line({
+      journal: MAGIC,
+      version: 1,
+      pid: process.pid,
+      started: startOf(process.pid),
+      call,
+      temps,
+    });
     return journal;
   }
 
@@ -215,6 +244,8 @@ async function checked(folder: string, path: string, temporary = false): Promise
 
 interface Parsed {
   pid: number;
+  /** When the writer started (see startOf), where it could be read. */
+  started?: string | null;
   call: string;
   temps: string[];
   steps?: JournalStep[];
@@ -226,7 +257,13 @@ function parse(text: string): Parsed | null {
   try {
     const head = JSON.parse(lines[0]!);
     if (head?.journal !== MAGIC || head.version !== 1 || !Array.isArray(head.temps)) return null;
-    const parsed: Parsed = { pid: head.pid, call: String(head.call), temps: head.temps, committed: false };
+    const parsed: Parsed = {
+      pid: head.pid,
+      started: typeof head.started === "string" ? head.started : null,
+      call: String(head.call),
+      temps: head.temps,
+      committed: false,
+    };
     // A line cut short by the kill is as if it was never written.
     for (const line of lines.slice(1)) {
       let value: { steps?: JournalStep[]; committed?: boolean };
@@ -261,13 +298,13 @@ export async function recoverWriteBack(
   for (const name of names.sort()) {
     const pid = Number(JOURNAL_NAME.exec(name)![1]);
     const full = join(folder, name);
-    if (pid === process.pid) continue;
-    if (alive(pid)) {
+    const text = await readFile(full, "utf8").catch(() => null);
+    const started = parse(text ?? "")?.started;
+    if (writerAlive(pid, started)) {
       held.add(pid);
       warn(`${name}: process ${pid} is writing back to this folder now; its files are left to it`);
       continue;
     }
-    const text = await readFile(full, "utf8").catch(() => null);
     if (text === "" && !readOnly) {
       // Killed between making the journal and its first line: nothing was made or changed yet.
       await unlink(full).catch(() => undefined);

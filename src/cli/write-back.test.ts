@@ -646,8 +646,8 @@ describe("the next start after a killed write-back, on journals it must not trus
     const child = spawn("true");
     return new Promise<number>((resolve) => child.on("close", () => resolve(child.pid!)));
   };
-  const journal = (pid: number, steps: unknown[], temps: string[] = []) =>
-    `${JSON.stringify({ journal: "toolroom write-back journal", version: 1, pid, call: "shell (request req-9)", temps })}\n${JSON.stringify({ steps })}\n`;
+  const journal = (pid: number, steps: unknown[], temps: string[] = [], started?: string) =>
+    `${JSON.stringify({ journal: "toolroom write-back journal", version: 1, pid, started, call: "shell (request req-9)", temps })}\n${JSON.stringify({ steps })}\n`;
   const recover = async (dir: string) => {
     const said: string[] = [];
     await recoverWriteBack(dir, (message) => said.push(message));
@@ -681,6 +681,55 @@ describe("the next start after a killed write-back, on journals it must not trus
     );
     expect(readdirSync(dir)).toEqual(["a.txt"]);
     expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("old\n");
+  });
+
+  it("rolls back a journal whose process id was given to another process since (or to this one)", async () => {
+    const dir = folder({ "a.txt": "a\n", "b.txt": "b\n" });
+    // The parent process is alive but started at another time than the journal says: not its writer.
+    const reused = process.ppid;
+    writeFileSync(
+      join(dir, `.toolroom-${reused}.journal`),
+      journal(
+        reused,
+        [
+          {
+            op: "put",
+            path: "a.txt",
+            temp: `.toolroom-${reused}-1.tmp`,
+            ino: statSync(join(dir, "a.txt")).ino,
+          },
+        ],
+        [],
+        "1",
+      ),
+    );
+    // In a container ids start again: this run's own id on a journal means an earlier run's.
+    writeFileSync(
+      join(dir, `.toolroom-${process.pid}.journal`),
+      journal(process.pid, [
+        {
+          op: "put",
+          path: "b.txt",
+          temp: `.toolroom-${process.pid}-1.tmp`,
+          ino: statSync(join(dir, "b.txt")).ino,
+        },
+      ]),
+    );
+    const said = await recover(dir);
+    expect(said).toMatch(
+      new RegExp(
+        `\\(process ${reused}\\) was cut short before that call was answered: rolled back, a\\.txt`,
+        "u",
+      ),
+    );
+    expect(said).toMatch(
+      new RegExp(
+        `\\(process ${process.pid}\\) was cut short before that call was answered: rolled back, b\\.txt`,
+        "u",
+      ),
+    );
+    // What they had made is gone; nothing else was there to put back.
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it("leaves a live process's journal, one it cannot read, and one naming a path outside or through a link", async () => {
