@@ -74,11 +74,11 @@ async function until(check: () => boolean, what: string, timeoutMs = 20_000): Pr
  * The real python3 with stdin a pipe written a step at a time, stdout and stderr one file: after
  * each step, what it printed once it is blocked reading stdin again (or has exited).
  */
-async function native(program: string, steps: Step[]): Promise<Transcript> {
+async function native(program: string | undefined, steps: Step[]): Promise<Transcript> {
   const folder = mkdtempSync(join(tmpdir(), "live-stdin-"));
   const outPath = join(folder, "out");
   const out = openSync(outPath, "a");
-  const child: ChildProcess = spawn("python3", ["-c", program], {
+  const child: ChildProcess = spawn("python3", program === undefined ? [] : ["-c", program], {
     stdio: ["pipe", out, out],
     env: pythonEnv(),
   });
@@ -120,9 +120,11 @@ const typed = (step: Step) => (step === null ? "\u0004" : step.endsWith("\n") ? 
 const echoed = (step: Step) => (step === null ? "" : step);
 
 /** The embedded python3 as a session's one command, typed into a step at a time. */
-async function embedded(program: string, steps: Step[]): Promise<Transcript> {
-  await box.writeFile("/workspace/live_program.py", program);
-  const session = (await box.pty("python3 live_program.py")) as ShellSession;
+async function embedded(program: string | undefined, steps: Step[]): Promise<Transcript> {
+  if (program !== undefined) await box.writeFile("/workspace/live_program.py", program);
+  const session = (await box.pty(
+    program === undefined ? "python3" : "python3 live_program.py",
+  )) as ShellSession;
   const printed: string[] = [];
   const settle = async (echo: string) => {
     await withTimeout(session.idle(), "the program to read or exit");
@@ -146,8 +148,13 @@ function withTimeout<T>(promise: Promise<T>, what: string, ms = 30_000): Promise
   ]);
 }
 
-/** Programs that read stdin the ways people write them, and what is typed into each. */
-const CASES: Array<{ name: string; program: string; steps: Step[] }> = [
+/** Programs that read stdin the ways people write them, and what is typed into each (no program: a bare `python3`). */
+const CASES: Array<{ name: string; program: string | undefined; steps: Step[] }> = [
+  {
+    name: "a bare python3 reads its program until end of input, then runs it",
+    program: undefined,
+    steps: ["x = 6\n", "print(x * 7)\n", null],
+  },
   {
     name: "input() with prompts, one answer at a time",
     program: 'name = input("name? ")\nprint("hello", name)\nage = input("age? ")\nprint(int(age) * 2)\n',
@@ -244,7 +251,7 @@ describe("python3 blocked on what is typed", { timeout: 180_000 }, () => {
     );
     if (nativePython) {
       // The real python3 blocked in input() and sent SIGINT: the same last line, the same status.
-      const child = spawn("python3", ["-c", program], { stdio: ["pipe", "pipe", "pipe"] });
+      const child = spawn("python3", ["-c", program], { stdio: ["pipe", "pipe", "pipe"], env: pythonEnv() });
       let stderr = "";
       child.stderr.on("data", (data) => {
         stderr += data;

@@ -111,6 +111,9 @@ export class LiveStdinReader {
 
   /** Copies up to `length` typed bytes into `buffer`; 0 at end of input; throws EINTR on a stop. */
   read(buffer: Uint8Array, offset: number, length: number): number {
+    // read(2) of nothing answers at once: musl's stdio asks for 0 bytes first, and after end of
+    // input that must not wait for more (a bare `python3` never ran its program after Ctrl-D).
+    if (length === 0) return 0;
     if (this.heldOffset >= this.held.length) this.fill();
     if (this.held.length === 0) return 0;
     const count = Math.min(length, this.held.length - this.heldOffset);
