@@ -51,6 +51,14 @@ const WORKER_DEPS = [
   "@noble/hashes/sha2.js",
   "@noble/hashes/sha3.js",
   "@noble/hashes/utils.js",
+  "rregex",
+  "picomatch/posix",
+  "smol-toml",
+  "@lezer/python",
+  "@astral-sh/ruff-wasm-web",
+  "typescript",
+  "isomorphic-git",
+  "buffer",
 ];
 
 /** just-bash's CPython for Emscripten; its package's exports map hides the folder, so it gets a name of its own. */
