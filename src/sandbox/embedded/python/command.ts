@@ -174,27 +174,35 @@ async function runPython(
     stop.dispose();
   }
   const unkept = await applyChanges(ctx.fs, outcome.changes);
-  let err = stderr.text();
+  // Notes on how it ended go where its stderr went: on a terminal they are printed now, since a
+  // stopped script (Ctrl-C) keeps no result to print them from.
+  const note = (text: string) => stderr.push(encoder.encode(text));
   let exitCode = outcome.exitCode;
   // The program's writes reach the shell's filesystem after it ends: one refused then (the run's
   // written-bytes quota) must not pass for a success.
-  for (const failure of unkept) err += `python3: what the program wrote could not be kept: ${failure}\n`;
+  for (const failure of unkept) note(`python3: what the program wrote could not be kept: ${failure}\n`);
   if (unkept.length > 0 && exitCode === 0) exitCode = 1;
   if (outcome.stopped === "deadline") {
     exitCode = 124;
-    err += `python3: stopped after ${budgetMs} ms: the program ran past the sandbox's time limit for a command (an endless loop, or a wait that never ends).${outcome.killed ? " It did not stop at its KeyboardInterrupt, so it was terminated and its file changes were dropped." : ""}\n`;
+    note(
+      `python3: stopped after ${budgetMs} ms: the program ran past the sandbox's time limit for a command (an endless loop, or a wait that never ends).${outcome.killed ? " It did not stop at its KeyboardInterrupt, so it was terminated and its file changes were dropped." : ""}\n`,
+    );
   } else if (overflowed || outcome.outputLimited) {
     exitCode = 1;
-    err += `python3: stopped: the program printed more than ${Math.round(maxOutput / 1048576)} MB, more output than the shell keeps for a command.\n`;
+    note(
+      `python3: stopped: the program printed more than ${Math.round(maxOutput / 1048576)} MB, more output than the shell keeps for a command.\n`,
+    );
   } else if (outcome.stopped === "interrupt") {
     exitCode = 130;
-    if (outcome.killed) err += "python3: stopped: the command was cancelled (the program was terminated).\n";
+    if (outcome.killed) note("python3: stopped: the command was cancelled (the program was terminated).\n");
   }
   if (outcome.memoryExhausted && exitCode !== 0 && !outcome.stopped) {
-    err += `python3: the program ran out of memory (the embedded Python's heap is capped at ${Math.round(memoryLimitBytes / 1048576)} MB).\n`;
+    note(
+      `python3: the program ran out of memory (the embedded Python's heap is capped at ${Math.round(memoryLimitBytes / 1048576)} MB).\n`,
+    );
   }
-  if (outcome.crash) err += `python3: ${outcome.crash}\n`;
-  return { stdout: stdout.text(), stderr: err, exitCode };
+  if (outcome.crash) note(`python3: ${outcome.crash}\n`);
+  return { stdout: stdout.text(), stderr: stderr.text(), exitCode };
 }
 
 /**

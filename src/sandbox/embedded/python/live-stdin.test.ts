@@ -195,6 +195,12 @@ const CASES: Array<{ name: string; program: string | undefined; steps: Step[] }>
     steps: ["no newline", "then one\n", "half", null],
   },
   {
+    name: "a line longer than one hand-over (64 KB) arrives whole",
+    program:
+      "import sys\nline = sys.stdin.readline()\nprint(len(line), line[:3], line[-4:-1], flush=True)\nprint(repr(input()))\n",
+    steps: [`${"a".repeat(50_000)}${"b".repeat(60_000)}c\n`, "next\n"],
+  },
+  {
     name: "UTF-8 text and bytes from sys.stdin.buffer",
     program:
       "import sys\ns = input()\nprint(len(s), s.upper(), flush=True)\nb = sys.stdin.buffer.readline()\nprint(b, flush=True)\n",
@@ -280,6 +286,25 @@ describe("python3 blocked on what is typed", { timeout: 180_000 }, () => {
     expect(stopped.output).toMatch(/^Traceback[\s\S]*KeyboardInterrupt\n$/u);
     expect(stopped.output).not.toContain("after");
     expect(stopped.output).not.toContain("terminated");
+  });
+
+  it("terminates a program that swallows Ctrl-C and waits for input again, after the grace; the next run works", async () => {
+    const session = await box.pty(
+      `python3 -c 'while True:\n    try:\n        input("again? ")\n    except KeyboardInterrupt:\n        print("ignored", flush=True)'`,
+    );
+    await readUntil(session, (output) => output.includes("again? "));
+    await (session as ShellSession).idle();
+    await session.write("\u0003");
+    const end = await readUntil(session, () => false, 30_000);
+    expect(end.exited).toBe(true);
+    expect(end.exitCode).toBe(130);
+    expect(end.output).toBe(
+      "^C\nignored\nagain? python3: stopped: the command was cancelled (the program was terminated).\n",
+    );
+    expect(await box.exec(`python3 -c 'print("fresh")'`, { timeoutMs: 120_000 })).toMatchObject({
+      exitCode: 0,
+      stdout: "fresh\n",
+    });
   });
 
   it("stops at its deadline while waiting for input: KeyboardInterrupt, 124, what it printed kept", async () => {
