@@ -56,7 +56,7 @@ export function leftoverOf(pid: number): boolean {
   return pid !== process.pid && !held.has(pid) && !alive(pid);
 }
 
-export function alive(pid: number): boolean {
+function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -77,6 +77,9 @@ function startOf(pid: number): string | null {
     return null;
   }
 }
+
+/** When this process started, as startOf reads it. */
+const ownStart = startOf(process.pid);
 
 /** Whether the journal's writer is still running (not merely its id given to another process). */
 function writerAlive(pid: number, started: string | null | undefined): boolean {
@@ -111,7 +114,7 @@ export class Journal {
     private readonly handle: FileHandle,
   ) {}
 
-  /** Starts a call's journal naming the temporary files it will make; null if none can be made here. */
+  /** Starts a call's journal naming the temporary files it will make (throws if none can be made here). */
   static async begin(folder: string, call: string, temps: string[]): Promise<Journal> {
     const name = `.toolroom-${process.pid}.journal`;
     const handle = await open(join(folder, name), "wx", 0o600);
@@ -120,7 +123,7 @@ export class Journal {
       journal: MAGIC,
       version: 1,
       pid: process.pid,
-      started: startOf(process.pid),
+      started: ownStart,
       call,
       temps,
     });
