@@ -14,7 +14,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { FileChange } from "../core/checkpoints.ts";
 import type { SnapshotEntry } from "../sandbox/types.ts";
 import { type CliRun, folderWith, runToolroom, TOOLROOM_BIN } from "../test-support/toolroom-cli.ts";
@@ -459,7 +459,7 @@ async function writesBackCaseMixInto(dir: string, options: WriteBackOptions = {}
  * A case-blind disk (exFAT through FUSE, on a loop device) mounted at `mnt` in a new folder, where
  * this machine allows it (root, exfat-fuse and exfatprogs installed); null elsewhere.
  */
-const caseBlindMount = (() => {
+function mountCaseBlind(): { dir: string; unmount: () => void } | null {
   const dir = folder();
   const image = `${dir}.img`;
   let device = "";
@@ -475,6 +475,7 @@ const caseBlindMount = (() => {
         execFileSync("umount", [join(dir, "mnt")], { stdio: "ignore" });
         execFileSync("losetup", ["-d", device], { stdio: "ignore" });
         rmSync(image, { force: true });
+        rmSync(dir, { recursive: true, force: true });
       },
     };
   } catch {
@@ -482,25 +483,36 @@ const caseBlindMount = (() => {
     rmSync(image, { force: true });
     return null;
   }
+}
+
+/** Tried once and taken down at once, so that a run of other tests leaves no mount behind. */
+const canMountCaseBlind = (() => {
+  const mounted = mountCaseBlind();
+  mounted?.unmount();
+  return mounted !== null;
 })();
 
-describe.skipIf(!caseBlindMount)(
+describe.skipIf(!canMountCaseBlind)(
   "write-back into a case-blind disk mounted inside the folder (exFAT)",
   () => {
-    afterAll(() => caseBlindMount?.unmount());
-
     it("finds that folder case-blind and the top not, and refuses such names there only", async () => {
-      const { dir } = caseBlindMount!;
-      writeFileSync(join(dir, "mnt", "probe.txt"), "p\n");
-      expect(await isCaseInsensitive(dir)).toBe(false);
-      expect(await isCaseInsensitive(join(dir, "mnt"))).toBe(true);
-      rmSync(join(dir, "mnt", "probe.txt"));
-      // An empty folder there is asked with a temporary file, which does not stay.
-      mkdirSync(join(dir, "mnt", "empty"));
-      expect(await isCaseInsensitive(join(dir, "mnt", "empty"))).toBe(true);
-      expect(readdirSync(join(dir, "mnt", "empty"))).toEqual([]);
-      rmSync(join(dir, "mnt", "empty"), { recursive: true });
-      await writesBackCaseMixInto(dir);
+      const mounted = mountCaseBlind();
+      expect(mounted).not.toBeNull();
+      const { dir } = mounted!;
+      try {
+        writeFileSync(join(dir, "mnt", "probe.txt"), "p\n");
+        expect(await isCaseInsensitive(dir)).toBe(false);
+        expect(await isCaseInsensitive(join(dir, "mnt"))).toBe(true);
+        rmSync(join(dir, "mnt", "probe.txt"));
+        // An empty folder there is asked with a temporary file, which does not stay.
+        mkdirSync(join(dir, "mnt", "empty"));
+        expect(await isCaseInsensitive(join(dir, "mnt", "empty"))).toBe(true);
+        expect(readdirSync(join(dir, "mnt", "empty"))).toEqual([]);
+        rmSync(join(dir, "mnt", "empty"), { recursive: true });
+        await writesBackCaseMixInto(dir);
+      } finally {
+        mounted!.unmount();
+      }
     });
   },
 );
