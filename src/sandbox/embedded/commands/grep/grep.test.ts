@@ -251,6 +251,8 @@ const GNU_AGAINST_POSIX: (DifferentialCase & { gnu: string; refusal: string })[]
   // Ignoring case, glibc matches nothing with a backslash before a lower-case letter; the dfa (-c) the letter.
   { args: ["-o", "-E", "-i", "A\\a+"], stdin: "aa*b\n", gnu: "", refusal: "backslash before the letter" },
   { args: ["-c", "-E", "-i", "A\\a+"], stdin: "aa*b\n", gnu: "1\n", refusal: "backslash before the letter" },
+  // A back-reference to a group in one alternative of a group it is outside of.
+  { args: ["-c", "c\\|\\(\\(a\\)\\|b\\)\\2"], stdin: "b\n", gnu: "0\n", refusal: "may take no part" },
 ];
 
 describe.skipIf(!REAL)("grep: what GNU's matcher answers against POSIX is refused, saying why", () => {

@@ -154,6 +154,7 @@ export function compilePosixRegex(pattern: string, options: PosixRegexOptions): 
   }
   // grep -E refuses a quantified anchor on its own (twoReadings), saying why.
   if (!parser.twoReadings) refuseCopiedAnchors(tree);
+  refuseNotWordAfterStar(tree);
   const source = emit(tree, options);
   let regex: RegExp;
   try {
@@ -683,7 +684,9 @@ function refuseUnsetBackrefs(
   if (node.type === "group") {
     for (const sequence of node.alternatives) {
       const branch =
-        node.alternatives.length > 1 ? new Set([...sameBranch, ...sequence.flatMap(captures)]) : sameBranch;
+        node.alternatives.length > 1
+          ? new Set([...sameBranch, ...sequence.flatMap(sureCaptures)])
+          : sameBranch;
       for (const child of sequence) refuseUnsetBackrefs(child, parser, repeated, branch);
     }
   }
@@ -729,6 +732,36 @@ function anchorInsideMatch(tree: RegexNode): boolean {
   walk(tree, false, "^");
   walk(tree, false, "$");
   return found;
+}
+
+/**
+ * glibc reads \\B right after a "*" one character early where the star takes nothing: "b*\\B" finds
+ * an empty match between "b" and "." of "Ab.", none between "A" and "b", and ".*\\B" one at the end
+ * of "ab1" (GNU grep, sed and gawk alike; "+", "?" and intervals agree). Refused.
+ */
+function refuseNotWordAfterStar(node: RegexNode): void {
+  if (node.type === "repeat") refuseNotWordAfterStar(node.node);
+  if (node.type !== "group") return;
+  for (const sequence of node.alternatives) {
+    for (const [k, child] of sequence.entries()) {
+      refuseNotWordAfterStar(child);
+      const next = sequence[k + 1];
+      const star = child.type === "repeat" && child.min === 0 && child.max === Number.POSITIVE_INFINITY;
+      if (star && next && startsWithNotWord(next)) {
+        throw new RegexSyntaxError(
+          "\\B right after a * (as in b*\\B) is not supported: GNU's matcher reads it a character early where the * takes nothing",
+          0,
+        );
+      }
+    }
+  }
+}
+
+function startsWithNotWord(node: RegexNode): boolean {
+  if (node.type === "assert") return node.kind === "notWord";
+  if (node.type === "group")
+    return node.alternatives.some((sequence) => sequence[0] !== undefined && startsWithNotWord(sequence[0]));
+  return false;
 }
 
 /**
@@ -821,6 +854,14 @@ function groupsOf(node: RegexNode, into = new Map<number, RegexNode>()): Map<num
 }
 
 const asciiUpper = (char: string) => (/^[a-z]$/u.test(char) ? char.toUpperCase() : char);
+
+/** The capture groups a match of the node holds whichever alternatives inside it match. */
+function sureCaptures(node: RegexNode): number[] {
+  if (node.type === "repeat") return sureCaptures(node.node);
+  if (node.type !== "group") return [];
+  const inner = node.alternatives.length === 1 ? node.alternatives[0]!.flatMap(sureCaptures) : [];
+  return node.capture === null ? inner : [node.capture, ...inner];
+}
 
 /** The capture groups in a node. */
 function captures(node: RegexNode): number[] {

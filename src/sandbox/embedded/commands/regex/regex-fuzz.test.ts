@@ -310,7 +310,7 @@ const KNOWN: { why: string; applies(m: Mismatch): boolean }[] = [
     why: "glibc's group of a repetition with an interval whose last rounds are empty ((a*){2,3} on aa): \\1 is aa, ours the empty last round",
     applies: (m) =>
       m.command.startsWith("sed -E") &&
-      /\)\{\d/u.test(m.pattern) &&
+      /\)\{[\d,]/u.test(m.pattern) &&
       m.ours.status === 0 &&
       m.real.status === 0,
   },
@@ -347,6 +347,10 @@ const KNOWN: { why: string; applies(m: Mismatch): boolean }[] = [
   {
     why: "a ^ after text of its own match or a $ before it is refused on text holding a newline: glibc reads a line's ends there, GNU's dfa the text's",
     applies: (m) => m.ours.status !== 0 && m.ours.stderr.includes("on text holding a newline"),
+  },
+  {
+    why: "\\B right after a * is refused: glibc reads it a character early where the * takes nothing (b*\\B)",
+    applies: (m) => m.ours.status !== 0 && m.ours.stderr.includes("right after a *"),
   },
   {
     why: "a backslash before a lower-case letter while ignoring case is refused: glibc matches nothing, GNU grep's dfa the letter",

@@ -358,6 +358,9 @@ const GNU_AGAINST_POSIX: (DifferentialCase & { gnu: string; refusal: string; sta
   { args: ["s/\\(b\\(x*\\)*\\)\\1/<&>/"], stdin: "bb\n", gnu: "bb\n", refusal: "can match empty" },
   // Ignoring case, glibc matches nothing with a backslash before a lower-case letter.
   { args: ["s/\\z/<&>/Ig"], stdin: "zZ\n", gnu: "zZ\n", refusal: "backslash before the letter" },
+  // glibc reads \B right after a * a character early where the * takes nothing.
+  { args: ["s/b*\\B/<&>/g"], stdin: "Ab.\n", gnu: "Ab<>.<>\n", refusal: "right after a *" },
+  { args: ["s/.*\\B/<&>/g"], stdin: "ab1\n", gnu: "<ab>1<>\n", refusal: "right after a *" },
   // glibc reads "^" after a newline its match went through as a line's start, "$" before one as
   // its end; with -z the dfa (the text's ends) decides first whether glibc is asked at all.
   { args: ["-E", "N;s/a$./<&>/"], stdin: "a\nb\n", gnu: "<a\n>b\n", refusal: "two ways", status: 4 },
