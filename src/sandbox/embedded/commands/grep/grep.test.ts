@@ -312,6 +312,8 @@ describe("grep's limits, said rather than guessed", () => {
       ["-E", "x\\B*y"],
       ["-E", "\\'*a"],
       ["-G", ".\\'*"],
+      // glibc swallows the ")" after "^*" and closes the group at the next one (regex fuzz seed 5).
+      ["-E", "(a^*))"],
     ];
     for (const [dialect, pattern] of patterns) {
       for (const mode of ["-o", "-c"]) {
