@@ -128,6 +128,20 @@ describe("live commands on the embedded terminal", () => {
     expect(end.exitCode).toBe(1);
   });
 
+  it("stops a node program waiting on a far timer at once on Ctrl-C, not when the timer fires", async () => {
+    const box = await sandbox();
+    const session = await box.pty("bash");
+    await session.write(`node -e "console.log('armed'); setTimeout(() => console.log('fired'), 20000)"\n`);
+    await readUntil(session, (output) => output.includes("armed\n"));
+    const started = Date.now();
+    await session.write("\u0003");
+    await session.write("echo alive\n");
+    const after = await readUntil(session, (output) => output.includes("alive\nalive"));
+    expect(after.output).toBe("^C\necho alive\nalive\n");
+    // The shell waits up to 2.5 s for a stopped command to end: this one ends at once.
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   it("stops a busy node loop on the session's stop channel, from another thread, and keeps the shell", async () => {
     const box = await sandbox();
     const board = StopBoard.create();

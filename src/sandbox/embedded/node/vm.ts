@@ -423,9 +423,27 @@ class NodeVm {
     else result.value.dispose();
   }
 
+  /** Waits `ms` (the next timer) or until the run is stopped: Ctrl-C must not wait for a far timer. */
   private async pause(ms: number): Promise<void> {
-    if (this.options.sleep) await this.options.sleep(ms);
-    else await new Promise((resolve) => setTimeout(resolve, ms));
+    const signal = this.options.signal;
+    if (signal?.aborted) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let wake = () => {};
+    const stopped = new Promise<void>((resolve) => {
+      wake = resolve;
+      signal?.addEventListener("abort", wake, { once: true });
+    });
+    const slept = this.options.sleep
+      ? this.options.sleep(ms)
+      : new Promise<void>((resolve) => {
+          timer = setTimeout(resolve, ms);
+        });
+    try {
+      await Promise.race([slept, stopped]);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", wake);
+    }
   }
 
   dispose(): void {
