@@ -297,7 +297,8 @@ export async function recoverWriteBack(
   warn: (message: string) => void,
   readOnly = false,
 ): Promise<void> {
-  const names = (await readdir(folder).catch(() => [] as string[])).filter((name) => JOURNAL_NAME.test(name));
+  const top = await readdir(folder).catch(() => [] as string[]);
+  const names = top.filter((name) => JOURNAL_NAME.test(name));
   for (const name of names.sort()) {
     const pid = Number(JOURNAL_NAME.exec(name)![1]);
     const full = join(folder, name);
@@ -354,6 +355,16 @@ export async function recoverWriteBack(
       warn(
         `could not settle the write-back of ${journal.call} (process ${pid}) cut short: ${(error as Error).message}; ${name} and its files are left as they are`,
       );
+    }
+  }
+  if (readOnly) return;
+  // A one-change call has no journal: a killed one's temporary file in the top folder goes now
+  // (one in a folder below, with the next write-back there).
+  for (const name of top) {
+    const pid = TEMP_NAME.test(name) ? Number(name.split("-")[1]) : 0;
+    if (pid && (pid === process.pid ? !held.has(pid) : leftoverOf(pid))) {
+      const full = join(folder, name);
+      if ((await statOf(full))?.isFile()) await unlink(full).catch(() => undefined);
     }
   }
 }

@@ -667,12 +667,16 @@ describe("the next start after a killed write-back, on journals it must not trus
   };
 
   it("removes an empty journal (killed before its first line) and rolls a real one back", async () => {
-    const pid = await deadPid();
-    const dir = folder({ "a.txt": "new\n", [`.toolroom-${pid}-1.tmp`]: "old\n" });
-    writeFileSync(join(dir, `.toolroom-${pid}.journal`), "");
+    const empty = await deadPid();
+    const dir = folder({ "a.txt": "new\n", [`.toolroom-${empty}-3.tmp`]: "" });
+    writeFileSync(join(dir, `.toolroom-${empty}.journal`), "");
     expect(await recover(dir)).toMatch(
       /cut short before it changed anything; its empty \.toolroom-\d+\.journal is removed/u,
     );
+    // A temporary file no journal names (a killed one-change call's) goes as well.
+    expect(readdirSync(dir)).toEqual(["a.txt"]);
+    const pid = await deadPid();
+    writeFileSync(join(dir, `.toolroom-${pid}-1.tmp`), "old\n");
     const ino = statSync(join(dir, "a.txt")).ino;
     const kept = statSync(join(dir, `.toolroom-${pid}-1.tmp`)).ino;
     writeFileSync(
