@@ -272,8 +272,9 @@ export class ShellSession implements PtySession {
     } else stop = deadlineSignal({ parents: [controller.signal], stallMs: SESSION_STALL_MS });
     const signal = stop.signal;
     try {
-      // The sentinel is only set when the script did not call `exit`.
-      const wrapped = interactive ? `{ ${script}\n}; ${SENTINEL}=1` : script;
+      // The sentinel is only set when the script did not call `exit`; `(exit N)` first gives `$?` the
+      // last command line's status, as a shell carries it from one line to the next.
+      const wrapped = interactive ? `(exit ${this.lastStatus}); { ${script}\n}; ${SENTINEL}=1` : script;
       const result = await this.run(wrapped, {
         cwd: this.cwd,
         env: this.env,

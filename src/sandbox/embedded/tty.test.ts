@@ -128,6 +128,21 @@ describe("live commands on the embedded terminal", () => {
     expect(end.exitCode).toBe(1);
   });
 
+  it("gives $? the last command line's status, a stopped one's included", async () => {
+    const box = await sandbox();
+    const session = await box.pty("bash");
+    await session.write("false\n");
+    await session.write("echo status=$?\n");
+    expect((await readUntil(session, (output) => output.includes("status="))).output).toContain("status=1\n");
+    await session.write("sleep 30\n");
+    await readUntil(session, (output) => output.includes("sleep 30\n"));
+    await session.write("\u0003");
+    await session.write("echo status=$?\n");
+    expect((await readUntil(session, (output) => output.includes("status="))).output).toContain(
+      "status=130\n",
+    );
+  });
+
   it("stops a node program waiting on a far timer at once on Ctrl-C, not when the timer fires", async () => {
     const box = await sandbox();
     const session = await box.pty("bash");
