@@ -62,6 +62,15 @@ function blockedOnStdin(pid: number): boolean {
   }
 }
 
+/** What `pid` has read so far (all descriptors): /proc/PID/io's rchar. */
+function bytesRead(pid: number): number {
+  try {
+    return Number(/^rchar: (\d+)$/mu.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0);
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
@@ -99,10 +108,17 @@ async function native(program: string | undefined, steps: Step[]): Promise<Trans
   try {
     await settle();
     for (const step of steps) {
-      if (step === null) child.stdin!.end();
-      else child.stdin!.write(step);
-      // The step reached the pipe: wait until python3 has taken it.
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (step === null) {
+        // After end of input a pipe never blocks again: each case's program then exits.
+        child.stdin!.end();
+        await until(() => exited, "python3 to exit at end of input");
+      } else {
+        // Taken once its read(2)s have returned the step's bytes, not merely while still blocked.
+        const before = bytesRead(child.pid!);
+        child.stdin!.write(step);
+        const size = Buffer.byteLength(step);
+        await until(() => exited || bytesRead(child.pid!) >= before + size, "python3 to take the step");
+      }
       await settle();
     }
     await until(() => exited, "python3 to exit");
