@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { deserializeWorkspace, serializeWorkspace } from "./snapshot.ts";
 import { CALLS_CHANNEL, StopBoard } from "./stop-signal.ts";
+import { readUntil } from "./testing/read-until.ts";
 import { stopLater } from "./testing/stop-later.ts";
-import { isSandboxError, type PtySession, readFilesOf, type Sandbox } from "./types.ts";
+import { isSandboxError, readFilesOf, type Sandbox } from "./types.ts";
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
@@ -14,23 +15,6 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<void
   expect(error, `expected ${code}`).not.toBeNull();
   expect(isSandboxError(error), `expected a SandboxError, got ${String(error)}`).toBe(true);
   expect((error as { code: string }).code).toBe(code);
-}
-
-/** Reads a session until `done` holds for all it printed (or `timeoutMs` passes); returns that output. */
-async function readUntil(
-  session: PtySession,
-  done: (output: string, exited: boolean) => boolean,
-  timeoutMs = 15_000,
-): Promise<{ output: string; exited: boolean; exitCode: number | null }> {
-  const deadline = Date.now() + timeoutMs;
-  let output = "";
-  for (;;) {
-    const read = await session.read({ yieldMs: 200 });
-    output += read.output;
-    if (done(output, read.exited) || read.exited || Date.now() > deadline) {
-      return { output, exited: read.exited, exitCode: read.exitCode };
-    }
-  }
 }
 
 const count = (text: string, word: string) => text.split(word).length - 1;

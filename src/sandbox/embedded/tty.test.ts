@@ -1,20 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { StopBoard } from "../stop-signal.ts";
+import { readUntil } from "../testing/read-until.ts";
 import { stopLater } from "../testing/stop-later.ts";
-import type { PtySession } from "../types.ts";
 import { EmbeddedSandbox } from "./embedded-sandbox.ts";
 import { createNodeCommands } from "./node/index.ts";
 import { stdinUse, TtyInput } from "./tty.ts";
-
-async function readUntil(session: PtySession, done: (output: string) => boolean, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  let output = "";
-  for (;;) {
-    const read = await session.read({ yieldMs: 200 });
-    output += read.output;
-    if (done(output) || read.exited || Date.now() > deadline) return { ...read, output };
-  }
-}
 
 const sandbox = () => EmbeddedSandbox.create({ commands: createNodeCommands() });
 

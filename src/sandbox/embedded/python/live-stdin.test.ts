@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime, createEmbeddedSandbox } from "../../../host/create-runtime.ts";
 import { registerNodeAssets } from "../../../host/node-assets.ts";
 import { StopBoard } from "../../stop-signal.ts";
+import { readUntil } from "../../testing/read-until.ts";
 import { stopLater } from "../../testing/stop-later.ts";
-import type { PtySession } from "../../types.ts";
 import type { EmbeddedSandbox } from "../embedded-sandbox.ts";
 import type { ShellSession } from "../shell-session.ts";
 import { createPythonCommands, pythonRunner } from "./index.ts";
@@ -237,16 +237,6 @@ describe.skipIf(!nativePython)(
     });
   },
 );
-
-async function readUntil(session: PtySession, done: (output: string) => boolean, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  let output = "";
-  for (;;) {
-    const read = await session.read({ yieldMs: 200 });
-    output += read.output;
-    if (done(output) || read.exited || Date.now() > deadline) return { ...read, output };
-  }
-}
 
 describe("python3 blocked on what is typed", { timeout: 180_000 }, () => {
   it("stops on Ctrl-C with KeyboardInterrupt, as the real python3 does on SIGINT; the shell goes on", async () => {
