@@ -1209,17 +1209,22 @@ class Interpreter {
   private *allMatches(regex: PosixRegex, text: string, everyMatch: boolean) {
     let position = 0;
     let afterNonEmpty = false;
+    // gawk steps over an empty match by a byte: past a multi-byte character it resumes inside it,
+    // so the next match (at the character's end) is not where it resumed.
+    let insideCharacter = false;
     while (position <= text.length) {
       const match = execPosix(regex, text, position);
       if (!match) return;
       const empty = match.end === match.index;
-      if (everyMatch && empty && afterNonEmpty && match.index === position) {
+      if (everyMatch && empty && afterNonEmpty && match.index === position && !insideCharacter) {
         afterNonEmpty = false;
+        insideCharacter = (text.codePointAt(match.index) ?? 0) > 0x7f;
         position = match.index + 1;
         continue;
       }
       yield match;
       if (!empty) afterNonEmpty = true;
+      insideCharacter = empty && (text.codePointAt(match.index) ?? 0) > 0x7f;
       position = empty ? match.index + 1 : match.end;
     }
   }
