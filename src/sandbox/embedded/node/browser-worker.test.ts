@@ -1,28 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { extname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CHROMIUM, REPO, runInBrowserWorker } from "../../../test-support/browser-worker.ts";
 
 /**
  * The same commands bundled by Vite into a module Worker and run in headless Chromium: the
  * single-file QuickJS build needs no wasm asset, and nothing reaches for Node's built-ins.
  */
-const CHROMIUM = ["chromium", "chromium-browser", "google-chrome"].find(
-  (name) => spawnSync("sh", ["-c", `command -v ${name}`]).status === 0,
-);
-const REPO = join(import.meta.dirname, "..", "..", "..", "..");
-// Under node_modules so that the worker's imports resolve, and out of git and Biome's way.
-const WORK = join(REPO, "node_modules", ".cache", "toolroom-node-browser-check");
-
-const PAGE = `<!doctype html><html><body><script type="module">
-const worker = new Worker(new URL("./worker.ts", import.meta.url), { type: "module" });
-const report = (data) => fetch("/result", { method: "POST", body: JSON.stringify(data) });
-worker.onmessage = (event) => report(event.data);
-worker.onerror = (event) => report({ error: "worker error: " + event.message });
-</script></body></html>`;
-
 const WORKER = `import { Bash, InMemoryFs } from "just-bash/browser";
 import { createNodeCommands } from ${JSON.stringify(join(REPO, "src/sandbox/embedded/node/index.ts"))};
 const fs = new InMemoryFs();
@@ -44,64 +27,8 @@ const bash = new Bash({ fs, cwd: "/", customCommands: createNodeCommands({ timeo
 `;
 
 describe.skipIf(CHROMIUM === undefined)("embedded node in a Vite-bundled browser worker", () => {
-  let server: Server | undefined;
-  let browser: ChildProcess | undefined;
-
-  afterAll(() => {
-    browser?.kill();
-    server?.close();
-    rmSync(WORK, { recursive: true, force: true });
-  });
-
   it("runs scripts, ES modules and node --test, and stops a runaway loop", async () => {
-    rmSync(WORK, { recursive: true, force: true });
-    mkdirSync(WORK, { recursive: true });
-    writeFileSync(join(WORK, "index.html"), PAGE);
-    writeFileSync(join(WORK, "worker.ts"), WORKER);
-    const { build } = await import("vite");
-    await build({ root: WORK, logLevel: "error", build: { outDir: join(WORK, "dist"), emptyOutDir: true } });
-
-    const result = new Promise<Record<string, unknown>>((resolve) => {
-      server = createServer((request, response) => {
-        if (request.method === "POST") {
-          let body = "";
-          request.on("data", (chunk) => {
-            body += chunk;
-          });
-          request.on("end", () => {
-            response.end("ok");
-            resolve(JSON.parse(body) as Record<string, unknown>);
-          });
-          return;
-        }
-        try {
-          const path = join(
-            WORK,
-            "dist",
-            request.url === "/" ? "index.html" : (request.url ?? "").split("?")[0]!,
-          );
-          const data = readFileSync(path);
-          response.writeHead(200, {
-            "content-type": extname(path) === ".html" ? "text/html" : "text/javascript",
-          });
-          response.end(data);
-        } catch {
-          response.writeHead(404);
-          response.end();
-        }
-      });
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server!.address() as AddressInfo;
-        browser = spawn(
-          CHROMIUM!,
-          ["--headless=new", "--no-sandbox", "--disable-gpu", `http://127.0.0.1:${port}/`],
-          {
-            stdio: "ignore",
-          },
-        );
-      });
-    });
-    const data = await result;
+    const data = await runInBrowserWorker({ name: "node", worker: WORKER });
     expect(data["error"]).toBeUndefined();
     expect(data["hello"]).toBe("hello [ 2, 4, 6 ]\n");
     const tests = data["tests"] as { exitCode: number; stdout: string };

@@ -1,9 +1,6 @@
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { extname, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CHROMIUM, REPO, runInBrowserWorker } from "../../../test-support/browser-worker.ts";
 import { cpythonFolder } from "./node-platform.ts";
 
 /**
@@ -12,20 +9,6 @@ import { cpythonFolder } from "./node-platform.ts";
  * cross-origin isolated page: a program reads what is fed to it over time, and a read blocked on
  * input is stopped by Cancel (130) and by its deadline (124).
  */
-const CHROMIUM = ["chromium", "chromium-browser", "google-chrome"].find(
-  (name) => spawnSync("sh", ["-c", `command -v ${name}`]).status === 0,
-);
-const REPO = join(import.meta.dirname, "..", "..", "..", "..");
-// Under node_modules so that the worker's imports resolve, and out of git and Biome's way.
-const WORK = join(REPO, "node_modules", ".cache", "toolroom-python-browser-check");
-
-const PAGE = `<!doctype html><html><body><script type="module">
-const worker = new Worker(new URL("./worker.ts", import.meta.url), { type: "module" });
-const report = (data) => fetch("/result", { method: "POST", body: JSON.stringify(data) });
-worker.onmessage = (event) => report(event.data);
-worker.onerror = (event) => report({ error: "worker error: " + event.message });
-</script></body></html>`;
-
 const WORKER = `import { PythonRunner } from ${JSON.stringify(join(REPO, "src/sandbox/embedded/python/runner.ts"))};
 import { browserPythonPlatform } from ${JSON.stringify(join(REPO, "src/sandbox/embedded/python/browser-platform.ts"))};
 const runner = new PythonRunner(browserPythonPlatform());
@@ -63,81 +46,18 @@ async function run(code, { feed = [], cancelAfterMs, deadlineMs = 120000 } = {})
 })().catch((error) => postMessage({ error: String((error && error.stack) || error) }));
 `;
 
-const TYPES: Record<string, string> = {
-  ".html": "text/html",
-  ".js": "text/javascript",
-  ".wasm": "application/wasm",
-};
-
 describe.skipIf(CHROMIUM === undefined)("python3's live stdin in a Vite-bundled browser worker", () => {
-  let server: Server | undefined;
-  let browser: ChildProcess | undefined;
-
-  afterAll(() => {
-    browser?.kill();
-    server?.close();
-    rmSync(WORK, { recursive: true, force: true });
-  });
-
   it("reads what is fed as it comes, and stops a read blocked on input on Cancel and at the deadline", async () => {
-    rmSync(WORK, { recursive: true, force: true });
-    mkdirSync(WORK, { recursive: true });
-    writeFileSync(join(WORK, "index.html"), PAGE);
-    writeFileSync(join(WORK, "worker.ts"), WORKER);
-    const { build } = await import("vite");
-    await build({
-      root: WORK,
-      logLevel: "error",
-      resolve: { alias: { "cpython-emscripten": cpythonFolder() } },
-      worker: { format: "es" },
-      build: { outDir: join(WORK, "dist"), emptyOutDir: true, target: "es2022" },
+    const data = await runInBrowserWorker({
+      name: "python",
+      worker: WORKER,
+      isolated: true,
+      vite: {
+        resolve: { alias: { "cpython-emscripten": cpythonFolder() } },
+        worker: { format: "es" },
+        build: { target: "es2022" },
+      },
     });
-
-    const result = new Promise<Record<string, unknown>>((resolve) => {
-      server = createServer((request, response) => {
-        if (request.method === "POST") {
-          let body = "";
-          request.on("data", (chunk) => {
-            body += chunk;
-          });
-          request.on("end", () => {
-            response.end("ok");
-            resolve(JSON.parse(body) as Record<string, unknown>);
-          });
-          return;
-        }
-        // Cross-origin isolation, as the app's servers send it: SharedArrayBuffer exists.
-        const isolation = {
-          "Cross-Origin-Opener-Policy": "same-origin",
-          "Cross-Origin-Embedder-Policy": "require-corp",
-        };
-        try {
-          const path = join(
-            WORK,
-            "dist",
-            request.url === "/" ? "index.html" : (request.url ?? "").split("?")[0]!,
-          );
-          const data = readFileSync(path);
-          response.writeHead(200, {
-            "content-type": TYPES[extname(path)] ?? "application/octet-stream",
-            ...isolation,
-          });
-          response.end(data);
-        } catch {
-          response.writeHead(404, isolation);
-          response.end();
-        }
-      });
-      server.listen(0, "127.0.0.1", () => {
-        const { port } = server!.address() as AddressInfo;
-        browser = spawn(
-          CHROMIUM!,
-          ["--headless=new", "--no-sandbox", "--disable-gpu", `http://127.0.0.1:${port}/`],
-          { stdio: "ignore" },
-        );
-      });
-    });
-    const data = await result;
     expect(data["error"]).toBeUndefined();
     expect(data["isolated"]).toBe(true);
     expect(data["reads"]).toEqual({
