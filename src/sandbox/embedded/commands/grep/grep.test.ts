@@ -245,6 +245,8 @@ const GNU_AGAINST_POSIX: (DifferentialCase & { gnu: string; refusal: string })[]
   // glibc copies a group repeated by + or an interval once per round; the copies lose its anchors.
   { args: ["-o", "-E", "A(_|$.*)+"], stdin: "bA__É\n", gnu: "A__É\n", refusal: "loses the anchor" },
   { args: ["-c", "-E", "A(_|\\<x){1,3}"], stdin: "bA__x\n", gnu: "0\n", refusal: "loses the anchor" },
+  { args: ["-o", "-E", "(\\<a)+"], stdin: "aa a\n", gnu: "", refusal: "loses the anchor" },
+  { args: ["-o", "\\(^a\\)\\+"], stdin: "aaab-\n", gnu: "", refusal: "loses the anchor" },
   // A back-reference fails where the group's repetition of something empty ended its match.
   { args: ["-c", "\\(x\\?\\+\\)\\1"], stdin: "\n", gnu: "0\n", refusal: "can match empty" },
   { args: ["-o", "\\(a\\(x*\\)*\\)\\1"], stdin: "aa\n", gnu: "", refusal: "can match empty" },

@@ -14,9 +14,9 @@ const GREP = realProgram("grep");
 const SED = realProgram("sed");
 const GAWK = realProgram("gawk");
 
-// ^ and $ only around the whole pattern. A word anchor in a group repeated by + or an interval that
-// can match empty or has alternatives is refused (glibc's copies of the group lose it): such a
-// pattern is checked to be refused by every command, saying why.
+// ^ and $ only around the whole pattern. A word anchor in a group repeated by + or an interval is
+// refused (glibc's copies of the group lose it): such a pattern is checked to be refused by every
+// command, saying why.
 const ATOMS = ["a", "b", "c", ".", "[ab]", "[^a]", "[[:alpha:]]", "\\w", "\\W", "x", "\\<", "\\>", "\\b"];
 
 function patterns(seed: number, count: number): string[] {

@@ -768,17 +768,16 @@ function startsWithNotWord(node: RegexNode): boolean {
 
 /**
  * glibc makes a copy of a group repeated by "+" or an interval ({2}, {0,2}, {1,}) for each round,
- * and where the group can match empty or has alternatives, the copies lose their anchors'
- * conditions: GNU grep, sed and gawk alike match all of "bA__É" with "A(_|$.*)+", nothing in
- * "bA__x" with "A(_|\\<x)+", and "bA_É" whole with "A+($.*){0,2}". Refused rather than answered
- * otherwise. "*" and "?" make no copies; a group of one non-empty sequence ("(\\<a\\w)+") agrees.
+ * and the copies lose their anchors' conditions: GNU grep, sed and gawk alike match all of "bA__É"
+ * with "A(_|$.*)+", nothing in "bA__x" with "A(_|\\<x)+", nothing in "aa a" with "(\\<a)+" or in
+ * "aaab" with "(^a)+". Refused rather than answered otherwise ("*" and "?" make no copies, and agree).
  */
 function refuseCopiedAnchors(node: RegexNode): void {
   if (node.type === "repeat") {
     const copies = node.max >= 2 && !(node.min === 0 && node.max === Number.POSITIVE_INFINITY);
-    if (copies && holdsAnchor(node.node) && (branches(node.node) || canBeEmpty(node.node))) {
+    if (copies && holdsAnchor(node.node)) {
       throw new RegexSyntaxError(
-        "an anchor (^ $ \\< \\> \\b \\B \\` \\') in a group repeated by + or an interval that can match empty or has alternatives (as in (x|$.*)+ or ($.*){0,2}) is not supported: GNU's matcher loses the anchor in the group's copies",
+        "an anchor (^ $ \\< \\> \\b \\B \\` \\') in a group repeated by + or an interval (as in (\\<a)+ or (x|$.*){2}) is not supported: GNU's matcher loses the anchor in the group's copies",
         0,
       );
     }
@@ -791,13 +790,6 @@ function holdsAnchor(node: RegexNode): boolean {
   if (node.type === "assert") return true;
   if (node.type === "repeat") return holdsAnchor(node.node);
   return node.type === "group" && node.alternatives.flat().some(holdsAnchor);
-}
-
-/** Whether a node holds a group of several alternatives. */
-function branches(node: RegexNode): boolean {
-  if (node.type === "repeat") return branches(node.node);
-  if (node.type !== "group") return false;
-  return node.alternatives.length > 1 || node.alternatives.flat().some(branches);
 }
 
 /**
