@@ -269,10 +269,50 @@ function forcedEnd(re: PosixRegex): RegExp {
  * to end there (its first reading of that extent). It has a match to find, so it does not search.
  */
 export function groupsAt(re: PosixRegex, text: string, index: number, end: number): (string | undefined)[] {
-  const forced = forcedEnd(re);
+  // Cut at the match's end, an assertion that looks ahead ($, \b, \>) would see the text end there.
+  const forced = looksAhead(re.tree) ? forcedAt(re, text.length - end) : forcedEnd(re);
   forced.lastIndex = index;
-  const again = forced.exec(text.slice(0, end));
+  const again = forced.exec(looksAhead(re.tree) ? text : text.slice(0, end));
   return again ? [...again] : [text.slice(index, end)];
+}
+
+const forcedAts = new WeakMap<PosixRegex, Map<number, RegExp>>();
+
+/** The same pattern, sticky and forced to end `rest` characters before the text's end. */
+function forcedAt(re: PosixRegex, rest: number): RegExp {
+  let byRest = forcedAts.get(re);
+  if (!byRest) {
+    byRest = new Map();
+    forcedAts.set(re, byRest);
+  }
+  let forced = byRest.get(rest);
+  if (!forced) {
+    if (byRest.size > 256) byRest.clear();
+    forced = new RegExp(
+      `(?:${re.regex.source})(?=[\\s\\S]{${rest}}(?![\\s\\S]))`,
+      `${re.regex.flags.replace("g", "")}y`,
+    );
+    byRest.set(rest, forced);
+  }
+  return forced;
+}
+
+const lookingAhead = new WeakMap<RegexNode, boolean>();
+
+/** Whether a pattern holds an assertion that reads the text after its place. */
+function looksAhead(node: RegexNode): boolean {
+  let known = lookingAhead.get(node);
+  if (known === undefined) {
+    known = aheadIn(node);
+    lookingAhead.set(node, known);
+  }
+  return known;
+}
+
+function aheadIn(node: RegexNode): boolean {
+  if (node.type === "assert") return !["^", "bufferStart", "notAfterWord"].includes(node.kind);
+  if (node.type === "repeat") return aheadIn(node.node);
+  return node.type === "group" && node.alternatives.flat().some(aheadIn);
 }
 
 /**
