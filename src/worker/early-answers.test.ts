@@ -154,7 +154,7 @@ async function runOn(sandbox: Sandbox, call: Call): Promise<unknown> {
 
 describe("first calls answered before the shell has loaded", () => {
   it("give the envelopes the full sandbox gives, errors and truncation included", async () => {
-    const files = await asRepository(FILES, () => createEmbeddedSandbox(), new Date(T));
+    const files = await asRepository(FILES, () => createEmbeddedSandbox(), { now: new Date(T) });
     const mismatched: string[] = [];
     for (const call of CALLS) {
       const full = await createEmbeddedSandbox();
@@ -179,7 +179,9 @@ describe("first calls answered before the shell has loaded", () => {
 
   it("make the same repository in plain memory as in the shell", async () => {
     const plain = FILES.filter((entry) => entry.type !== "symlink");
-    const inMemory = await asRepository(plain, () => Promise.reject(new Error("no shell")), new Date(T));
+    const inMemory = await asRepository(plain, () => Promise.reject(new Error("no shell")), {
+      now: new Date(T),
+    });
     const shell = await createEmbeddedSandbox();
     await shell.restore({ entries: plain });
     const { initRepository } = await import("../tools/git/commit.ts");

@@ -1,7 +1,7 @@
 import { createToolContext } from "../core/tool-context.ts";
 import { memorySandbox } from "../sandbox/memory-files.ts";
 import type { Sandbox, SnapshotEntry } from "../sandbox/types.ts";
-import { initRepository } from "../tools/git/commit.ts";
+import { type InitOptions, initRepository } from "../tools/git/commit.ts";
 
 /** Above this many files a new workspace is not made a repository: git adds ~1,000 files a second. */
 const GIT_INIT_MAX_FILES = 2000;
@@ -18,7 +18,7 @@ const WORKSPACE_ROOT = "/workspace";
 export async function asRepository(
   entries: SnapshotEntry[],
   shell: () => Promise<Sandbox>,
-  now?: Date,
+  commit: Pick<InitOptions, "now" | "timezoneOffset"> = {},
 ): Promise<SnapshotEntry[]> {
   const files = entries.filter((entry) => entry.type === "file").length;
   if (entries.some((entry) => entry.path === ".git") || files > GIT_INIT_MAX_FILES) return entries;
@@ -27,7 +27,7 @@ export async function asRepository(
     scratch = await shell();
     await scratch.restore({ entries });
   } else scratch = memorySandbox(WORKSPACE_ROOT, entries);
-  await initRepository(createToolContext(scratch), now ? { now } : {});
+  await initRepository(createToolContext(scratch), commit);
   const snapshot = await scratch.snapshot();
   await scratch.dispose();
   return snapshot.entries;

@@ -307,6 +307,8 @@ export interface InitOptions {
   message?: string;
   author?: { name: string; email: string };
   now?: Date;
+  /** Minutes west of UTC, as Date's getTimezoneOffset(); the machine's own when left out. */
+  timezoneOffset?: number;
 }
 
 /** What native git's `git init` writes into .git/config on Linux (modes and symlinks count). */
@@ -343,7 +345,7 @@ export async function initRepository(
   const person = {
     ...author,
     timestamp: Math.floor(now.getTime() / 1000),
-    timezoneOffset: now.getTimezoneOffset(),
+    timezoneOffset: options.timezoneOffset ?? now.getTimezoneOffset(),
   };
   return commitTree(repo, null, options.message ?? "Initial commit\n", person);
 }
