@@ -103,39 +103,8 @@ function preloadRuntime(): Plugin {
   };
 }
 
-/**
- * The tool worker starts from an inline script at the top of index.html, before the page's module
- * scripts are fetched and run: a worker's thread and first module took 100-170 ms to start, all of
- * it on the way to the first tool result, and the page's script came ~100 ms after the HTML. The
- * page (src/ui/main.tsx) takes that worker, or starts its own (the dev server, or if this failed).
- */
-function startWorkerEarly(): Plugin {
-  return {
-    name: "toolroom:start-worker-early",
-    apply: "build",
-    transformIndexHtml: {
-      order: "post",
-      handler(_html, context) {
-        const page = Object.values(context.bundle ?? {}).find(
-          (output) => output.type === "chunk" && output.isEntry,
-        );
-        const url =
-          page?.type === "chunk"
-            ? /["'`](\/assets\/worker-[\w-]+\.js)["'`]/u.exec(page.code)?.[1]
-            : undefined;
-        if (!url)
-          throw new Error(
-            "toolroom:start-worker-early: the tool worker's file was not found in the page's entry",
-          );
-        const start = `try{self.toolroomWorker=new Worker(${JSON.stringify(url)},{type:"module",name:"toolroom-runtime"})}catch{}`;
-        return [{ tag: "script", children: start, injectTo: "head-prepend" }];
-      },
-    },
-  };
-}
-
 export default defineConfig({
-  plugins: [react(), justBashParse(), startWorkerEarly()],
+  plugins: [react(), justBashParse()],
   resolve: { alias: { "cpython-emscripten": CPYTHON } },
   worker: {
     format: "es",

@@ -6,16 +6,10 @@ import { WorkerHost } from "./worker-host.ts";
  * terminal), so the first tool call waits for the worker and the workspace only.
  */
 performance.mark("toolroom:main");
-// The built page's index.html has started the worker already (see vite.config.ts); a restart makes a new one.
-let started = (window as { toolroomWorker?: Worker }).toolroomWorker;
-const spawn = () => {
-  const worker =
-    started ??
-    new Worker(new URL("../worker/worker.ts", import.meta.url), { type: "module", name: "toolroom-runtime" });
-  started = undefined;
-  return worker;
-};
-const host = new WorkerHost(spawn);
+const host = new WorkerHost(
+  () =>
+    new Worker(new URL("../worker/worker.ts", import.meta.url), { type: "module", name: "toolroom-runtime" }),
+);
 // For the end-to-end tests and the bench, which drive the same worker API the UI uses.
 const page = window as unknown as { toolroom: { host: WorkerHost; model?: unknown } };
 page.toolroom = { host };
