@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createEmbeddedSandbox } from "../host/create-runtime.ts";
 import { DeferredSandbox } from "./deferred-sandbox.ts";
 import { createNodeCommands } from "./embedded/node/index.ts";
@@ -184,6 +184,44 @@ describe("DeferredSandbox: the workspace's files answer reads while the shell lo
     expect(new TextDecoder().decode(await deferred.readFile("/workspace/README.md"))).toBe("# hi\n");
     await expect(deferred.readFile("/workspace/link.md")).rejects.toThrow("no shell");
     await expect(deferred.exec("ls")).rejects.toThrow("no shell");
+  });
+
+  it("closes at once when its shell never comes, and whatever waited for the shell is told", async () => {
+    // A backend nobody chooses: the early workspace's, when another one is opened first.
+    const deferred = new DeferredSandbox({
+      kind: "embedded",
+      workspaceRoot: "/workspace",
+      backend: () => new Promise<Sandbox>(() => undefined),
+    });
+    await deferred.restore({ entries: ENTRIES });
+    const command = deferred.exec("ls");
+    const arrival = deferred.start();
+    await deferred.dispose();
+    await expect(arrival).rejects.toThrow("closed before its shell had loaded");
+    await expect(command).rejects.toThrow("closed before its shell had loaded");
+    await expect(deferred.arrived).rejects.toThrow("closed before its shell had loaded");
+    await expect(deferred.writeFile("/workspace/x", "x")).rejects.toThrow("closed before");
+  });
+
+  it("disposes a shell that arrives after it was closed, and never hands it out", async () => {
+    let arrive: (shell: Sandbox) => void = () => undefined;
+    const deferred = new DeferredSandbox({
+      kind: "embedded",
+      workspaceRoot: "/workspace",
+      backend: () => new Promise<Sandbox>((resolve) => (arrive = resolve)),
+    });
+    await deferred.restore({ entries: ENTRIES });
+    const command = deferred.exec("echo hi");
+    await deferred.dispose();
+    const shell = await createEmbeddedSandbox();
+    let disposed = false;
+    shell.dispose = async () => {
+      disposed = true;
+    };
+    arrive(shell);
+    await expect(command).rejects.toThrow("closed before");
+    await vi.waitFor(() => expect(disposed).toBe(true));
+    expect(deferred.loaded).toBe(false);
   });
 });
 

@@ -30,8 +30,16 @@ export class DeferredSandbox implements Sandbox {
   private backend: Sandbox | undefined;
   /** The files of the first restore, answering until the backend has them. */
   private early: { files: MemoryFiles; snapshot: WorkspaceSnapshot } | undefined;
+  /** The backend's load, once begun. */
   private ready: Promise<Sandbox> | undefined;
   private readonly load: () => Promise<Sandbox>;
+  private disposed = false;
+  private settleArrival: { resolve(backend: Sandbox): void; reject(error: unknown): void } | undefined;
+  /**
+   * Settles when the backend has arrived with the files, or fails: its load failed, or the sandbox
+   * was disposed first (what a workspace's opening waits on must not wait for a shell never coming).
+   */
+  readonly arrived: Promise<Sandbox>;
 
   /**
    * `backend` loads the real sandbox: called by start(), or by the first operation that needs it.
@@ -44,20 +52,34 @@ export class DeferredSandbox implements Sandbox {
     this.expectedKind = options.kind;
     this.workspaceRoot = options.workspaceRoot;
     this.load = options.backend;
+    this.arrived = new Promise<Sandbox>((resolve, reject) => {
+      this.settleArrival = { resolve, reject };
+    });
+    this.arrived.catch(() => undefined);
   }
 
-  /** Starts loading the backend (if not yet); resolves once it has arrived with the files. */
+  /** Starts loading the backend (if not yet); settles as `arrived`. */
   start(): Promise<Sandbox> {
     if (!this.ready) {
-      this.ready = this.load().then(async (backend) => {
-        if (this.early) await backend.restore(this.early.snapshot);
-        this.backend = backend;
-        this.early = undefined;
-        return backend;
-      });
-      this.ready.catch(() => undefined);
+      this.ready = this.disposed
+        ? Promise.reject(closedError())
+        : this.load().then(async (backend) => {
+            if (this.early) await backend.restore(this.early.snapshot);
+            // Closed while it loaded: nobody will use it.
+            if (this.disposed) {
+              await backend.dispose();
+              throw closedError();
+            }
+            this.backend = backend;
+            this.early = undefined;
+            return backend;
+          });
+      this.ready.then(
+        (backend) => this.settleArrival?.resolve(backend),
+        (error: unknown) => this.settleArrival?.reject(error),
+      );
     }
-    return this.ready;
+    return this.arrived;
   }
 
   /** Whether the backend has arrived: from then on every operation is its own. */
@@ -165,9 +187,18 @@ export class DeferredSandbox implements Sandbox {
     return this.backend.changeCount?.() ?? Number.NaN;
   }
 
+  /**
+   * Disposes the backend if it has arrived. One still loading (or never asked for) is not waited
+   * for: it may never come (a backend nobody chose); whatever waits for it is told the sandbox closed.
+   */
   async dispose(): Promise<void> {
     this.early = undefined;
-    const backend = this.ready ? await this.ready.catch(() => undefined) : undefined;
-    await backend?.dispose();
+    this.disposed = true;
+    if (this.backend) return this.backend.dispose();
+    this.settleArrival?.reject(closedError());
   }
+}
+
+function closedError(): Error {
+  return new Error("The workspace was closed before its shell had loaded.");
 }

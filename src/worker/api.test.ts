@@ -8,7 +8,8 @@ import { stopLater } from "../sandbox/testing/stop-later.ts";
 import { loadedRustRegex } from "../tools/rust-regex.ts";
 import { type BootOptions, createWorkerApi, type WorkerApi } from "./api.ts";
 import { workspaceToOpen } from "./first-workspace.ts";
-import { WorkspaceStore } from "./store.ts";
+import { type StoredWorkspace, WorkspaceStore } from "./store.ts";
+import { DEFAULT_SETTINGS } from "./types.ts";
 
 let databases = 0;
 const seed = {
@@ -425,4 +426,115 @@ describe("stopping through the page's shared memory", () => {
     expect(outcome.status).toBe("error");
     expect(outcome.failure?.code).toBe("cancelled");
   });
+});
+
+/** Fails a promise that has not settled in `ms`: what a hang looks like here, rather than the test's own timeout. */
+function answered<T>(promise: Promise<T>, what: string, ms = 15_000): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`${what} never answered (${ms} ms)`)), ms);
+    }),
+  ]).finally(() => clearTimeout(timer));
+}
+
+describe("opening a workspace while another opens or closes", () => {
+  const python = { name: "Python", origin: "python", files: { files: { "parity.py": "odd = 1\n" } } };
+  /** Settings that have the person approve every shell command, and a person who never answers. */
+  const askedForever = async (database: string) => {
+    const store = await WorkspaceStore.open(database);
+    await store.setSetting("settings", { ...DEFAULT_SETTINGS, approvals: { agentbench: { run: "ask" } } });
+    store.close();
+  };
+
+  it("a boot that comes while prepare() still chooses the workspace opens it once, and its commands run", async () => {
+    const database = `toolroom-test-${++databases}`;
+    const store = await WorkspaceStore.open(database);
+    // The first read of the workspace comes back after a second one, if there is a second one.
+    const load = store.loadWorkspace.bind(store);
+    let loads = 0;
+    let secondRead: () => void = () => undefined;
+    const second = new Promise<void>((resolve) => {
+      secondRead = resolve;
+    });
+    store.loadWorkspace = async (id: string): Promise<StoredWorkspace> => {
+      const which = ++loads;
+      const read = await load(id);
+      if (which === 1) await Promise.race([second, new Promise((resolve) => setTimeout(resolve, 300))]);
+      else secondRead();
+      return read;
+    };
+    let choose: () => void = () => undefined;
+    const chosen = new Promise<void>((resolve) => {
+      choose = resolve;
+    }).then(() => workspaceToOpen(store, seed, () => Promise.reject(new Error("no symlinks here"))));
+    const api = createWorkerApi({
+      database,
+      store: Promise.resolve(store),
+      chooseFirstWorkspace: () => chosen,
+    });
+    const prepared = api.prepare(seed);
+    const booting = api.boot(embedded);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    choose();
+    await prepared;
+    await answered(booting, "boot");
+    const run = await answered(
+      api.call("agentbench", { tool: "run", params: { command: "echo hi" } }),
+      "run",
+    );
+    expect(run.envelope).toMatchObject({ data: { stdout: "hi\n" } });
+    expect(loads).toBe(1);
+  }, 60_000);
+
+  it("a switch answers while a call of the workspace it leaves still waits for approval", async () => {
+    const database = `toolroom-test-${++databases}`;
+    await askedForever(database);
+    const api = createWorkerApi({ database });
+    await api.boot(embedded);
+    await api.approvals.setPrompt(() => new Promise(() => undefined));
+    const waiting = api.call("agentbench", { tool: "run", params: { command: "echo left" } });
+    waiting.catch(() => undefined);
+    const created = await api.workspaces.create(python);
+    const switched = await answered(api.workspaces.switch(created.id), "switch");
+    expect(switched.workspace.name).toBe("Python");
+    expect((await api.readFile("parity.py")).text).toBe("odd = 1\n");
+    const id = await answered(api.terminal.open({ cols: 80, rows: 24 }), "terminal");
+    await api.terminal.write(id, "cat parity.py\n");
+    let output = "";
+    for (let i = 0; i < 40 && !output.includes("odd = 1"); i++)
+      output += (await api.terminal.read(id, 500)).output;
+    expect(output).toContain("odd = 1");
+  }, 60_000);
+
+  it("an opening closed before its shell loaded fails clearly, and the workspace opened after it works", async () => {
+    const database = `toolroom-test-${++databases}`;
+    await askedForever(database);
+    const { createEmbeddedSandbox } = await import("../host/create-runtime.ts");
+    const api = createWorkerApi({ database, eager: true, embedded: () => createEmbeddedSandbox() });
+    await api.approvals.setPrompt(() => new Promise(() => undefined));
+    // Made before the first workspace opens, it holds back that workspace's shell (and never ends).
+    const waiting = api.call("agentbench", { tool: "run", params: { command: "echo first" } });
+    waiting.catch(() => undefined);
+    const booting = api.boot(embedded);
+    booting.catch(() => undefined);
+    await answered(
+      (async () => {
+        while ((await api.listFiles().catch(() => [])).length === 0)
+          await new Promise((resolve) => setTimeout(resolve, 20));
+      })(),
+      "the first workspace's files",
+    );
+    const created = await api.workspaces.create(python);
+    const switched = await answered(api.workspaces.switch(created.id), "switch");
+    expect(switched.workspace.name).toBe("Python");
+    await expect(answered(booting, "boot")).rejects.toThrow(/closed before its shell had loaded/u);
+    await api.approvals.set("agentbench", "run", "auto");
+    const run = await answered(
+      api.call("agentbench", { tool: "run", params: { command: "cat parity.py" } }),
+      "run",
+    );
+    expect(run.envelope).toMatchObject({ data: { stdout: "odd = 1\n" } });
+  }, 60_000);
 });

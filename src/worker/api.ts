@@ -383,23 +383,29 @@ export function createWorkerApi(
   };
 
   /**
-   * Runtime calls under way (or waiting for the first workspace), and the shell load they hold back:
-   * compiling the shell's 1.3 MB would delay their answers, and reads do not need it. In the browser
-   * the shell starts loading as soon as no call is waiting, even before a workspace is open.
+   * Runtime calls waiting for the first workspace, and those under way in each open one: a
+   * workspace's shell load waits for its own calls (compiling the shell's 1.3 MB would delay their
+   * answers, and reads do not need it), never for those of a workspace already closed. In the
+   * browser a spare shell starts loading as soon as no call waits, even before a workspace is open.
    */
-  let callsInFlight = 0;
-  let startShell: (() => void) | undefined = options.eager
-    ? () => {
-        if (session || spare) return;
-        spare = embedded();
-        spare.catch(() => undefined);
-      }
-    : undefined;
+  let callsWaiting = 0;
+  const callsIn = new Map<WorkspaceSession, number>();
+  /** The shell loads those calls hold back: each open workspace's, and the spare's before any. */
+  const heldStarts = new Map<WorkspaceSession | "spare", () => void>();
+  if (options.eager) {
+    heldStarts.set("spare", () => {
+      if (session || spare) return;
+      spare = embedded();
+      spare.catch(() => undefined);
+    });
+  }
   const startShellWhenIdle = () => {
-    if (callsInFlight > 0 || !startShell) return;
-    const start = startShell;
-    startShell = undefined;
-    start();
+    if (callsWaiting > 0) return;
+    for (const [owner, start] of heldStarts) {
+      if (owner !== "spare" && (callsIn.get(owner) ?? 0) > 0) continue;
+      heldStarts.delete(owner);
+      start();
+    }
   };
 
   /**
@@ -410,6 +416,7 @@ export function createWorkerApi(
   let opened:
     | {
         meta: WorkspaceMeta;
+        session: WorkspaceSession;
         sandbox: DeferredSandbox;
         arrival: Promise<Sandbox>;
         started: number;
@@ -424,21 +431,26 @@ export function createWorkerApi(
     opened = undefined;
   };
 
-  /** Opens a workspace on `sandbox`; calls are answered from here on. Gives its backend's arrival. */
+  /**
+   * Opens a workspace on `sandbox`; calls are answered from here on. Gives the session and its
+   * backend's arrival (which fails if the workspace is closed before its shell has loaded).
+   */
   const openWorkspace = async (
     meta: WorkspaceMeta,
     sandbox: Sandbox,
     interrupted?: InterruptedCall,
-  ): Promise<{ arrival: Promise<Sandbox> }> => {
+  ): Promise<{ session: WorkspaceSession; arrival: Promise<Sandbox> }> => {
     const previous = session;
     session = undefined;
     if (previous) {
+      // Its shell is not needed any more; its sandbox's dispose tells whoever waits for it.
+      heldStarts.delete(previous);
       if (opened?.sandbox === previous.sandbox) abandonEarly();
       await previous.close();
       if (previous.sandbox.kind === "embedded") await previous.sandbox.dispose();
     }
     performance.mark("toolroom:sandbox");
-    session = await WorkspaceSession.open({
+    const fresh = await WorkspaceSession.open({
       store: requireStore(),
       ...(symbols ? { symbols } : {}),
       meta,
@@ -464,6 +476,7 @@ export function createWorkerApi(
         },
       },
     });
+    session = fresh;
     performance.mark("toolroom:workspace-loaded");
     lessons ??= new LessonHost(requireStore());
     replays ??= new ReplayHost(requireStore());
@@ -471,40 +484,38 @@ export function createWorkerApi(
     // A lesson's controls are on the runtime before anyone can call it.
     const attached = Promise.all([
       requireStore().setSetting("currentWorkspace", meta.id),
-      lessons.attach(session),
-      replays.attach(session),
-      recordings.attach(session),
+      lessons.attach(fresh),
+      replays.attach(fresh),
+      recordings.attach(fresh),
     ]);
     // The calls waiting for this workspace have their validators made while storage answers.
     for (const schema of waitingSchemas.splice(0)) void prepareValidator(schema).catch(() => undefined);
     await attached;
     performance.mark("toolroom:workspace-open");
     firstOpen();
-    if (!(sandbox instanceof DeferredSandbox)) return { arrival: Promise.resolve(sandbox) };
+    if (!(sandbox instanceof DeferredSandbox)) return { session: fresh, arrival: Promise.resolve(sandbox) };
     // The shell loads once the calls waiting for this workspace have been answered (compiling it
     // would hold them up), or when one needs it.
-    const arrival = new Promise<Sandbox>((resolve, reject) => {
-      startShell = () => {
-        if (!spare && !remotePort) {
-          spare = embedded();
-          spare.catch(() => undefined);
-        }
-        sandbox.start().then(resolve, reject);
-      };
+    heldStarts.set(fresh, () => {
+      if (!spare && !remotePort) {
+        spare = embedded();
+        spare.catch(() => undefined);
+      }
+      void sandbox.start();
     });
-    arrival.catch(() => undefined);
     startShellWhenIdle();
-    return { arrival };
+    return { session: fresh, arrival: sandbox.arrived };
   };
 
   /** What boot reports, once the sandbox has arrived (what it can run is known then). */
   const booted = async (
     meta: WorkspaceMeta,
-    arrival: Promise<Sandbox>,
+    { session: open, arrival }: { session: WorkspaceSession; arrival: Promise<Sandbox> },
     started: number,
   ): Promise<BootResult> => {
     const arrived = await arrival;
-    const open = current();
+    if (open !== session)
+      throw new Error(`"${meta.name}" was closed as it opened: another workspace was opened.`);
     if (!agent) {
       // The agent (its loop and the providers' adapters) loads with the boot's end, not before the first answer.
       const { AgentHost } = await import("./agent-host.ts");
@@ -534,7 +545,7 @@ export function createWorkerApi(
   const open = async (meta: WorkspaceMeta, interrupted?: InterruptedCall): Promise<BootResult> => {
     const started = performance.now();
     const sandbox = await newSandbox();
-    return booted(meta, (await openWorkspace(meta, sandbox, interrupted)).arrival, started);
+    return booted(meta, await openWorkspace(meta, sandbox, interrupted), started);
   };
 
   const create = (seed: WorkspaceSeed, asIs = false): Promise<WorkspaceMeta> =>
@@ -570,6 +581,8 @@ export function createWorkerApi(
   const api: WorkerApi = {
     async boot(options, port) {
       await openingEarly?.catch(() => undefined);
+      // A prepare() from now on leaves the opening to this boot (two openings would race).
+      openingEarly ??= Promise.resolve();
       const store = await openStore();
       performance.mark("toolroom:store-open");
       if (options.sandbox === "remote" && !port) throw new Error("A remote sandbox needs its port.");
@@ -584,13 +597,9 @@ export function createWorkerApi(
         opened = undefined;
         const port = remotePort;
         early.choose(port ? async () => (remote ??= await RemoteSandbox.connect(port)) : takeShell);
-        return booted(early.meta, early.arrival, early.started);
+        return booted(early.meta, early, early.started);
       }
       abandonEarly();
-      if (session) {
-        await session.close();
-        session = undefined;
-      }
       const meta =
         (await prepared?.catch(() => undefined)) ??
         (await workspaceToOpen(store, options.firstWorkspace, embedded));
@@ -603,10 +612,13 @@ export function createWorkerApi(
         (store) =>
           options.chooseFirstWorkspace?.(firstWorkspace) ?? workspaceToOpen(store, firstWorkspace, embedded),
       );
-      const meta = await preparing.catch(() => undefined);
-      if (!meta || session || opened || openingEarly) return;
-      // Opened now, so the first calls need not wait for the page to pick the sandbox.
-      openingEarly = (async () => {
+      const choice = preparing;
+      // Claimed before the choice is known: a boot that comes meanwhile waits for this opening and
+      // takes it, rather than opening the workspace a second time beside it.
+      openingEarly ??= (async () => {
+        const meta = await choice.catch(() => undefined);
+        if (!meta || session || opened) return;
+        // Opened now, so the first calls need not wait for the page to pick the sandbox.
         const started = performance.now();
         let choose: (backend: () => Promise<Sandbox>) => void = () => undefined;
         const chosen = new Promise<() => Promise<Sandbox>>((resolve) => {
@@ -617,8 +629,8 @@ export function createWorkerApi(
           workspaceRoot: WORKSPACE_ROOT,
           backend: async () => (await chosen)(),
         });
-        const { arrival } = await openWorkspace(meta, sandbox);
-        opened = { meta, sandbox, started, choose, arrival };
+        const early = await openWorkspace(meta, sandbox);
+        opened = { meta, sandbox, started, choose, ...early };
       })();
       await openingEarly.catch(() => undefined);
     },
@@ -651,12 +663,24 @@ export function createWorkerApi(
     },
 
     async call(profile, request) {
-      callsInFlight++;
+      let answering: WorkspaceSession;
+      callsWaiting++;
       try {
         if (!session) prepareValidatorOf(profile, request.tool);
-        return await (await ready()).call(profile, request);
+        answering = await ready();
+      } catch (error) {
+        callsWaiting--;
+        startShellWhenIdle();
+        throw error;
+      }
+      callsWaiting--;
+      callsIn.set(answering, (callsIn.get(answering) ?? 0) + 1);
+      try {
+        return await answering.call(profile, request);
       } finally {
-        callsInFlight--;
+        const left = (callsIn.get(answering) ?? 1) - 1;
+        if (left > 0) callsIn.set(answering, left);
+        else callsIn.delete(answering);
         startShellWhenIdle();
       }
     },
