@@ -4,13 +4,15 @@
  * same work with native processes (a real `cat` over pipes, a real bash loop sent SIGINT), measured
  * in the same run. Run alone with `npx tsx bench/live.ts`.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcessByStdio, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { createEmbeddedRuntime } from "../src/host/create-runtime.ts";
 import { EmbeddedSandbox } from "../src/sandbox/embedded/embedded-sandbox.ts";
 import { CALLS_CHANNEL, STOP_CELL_LAYOUT, StopBoard } from "../src/sandbox/stop-signal.ts";
+import type { PtySession } from "../src/sandbox/types.ts";
 import type { BenchRow } from "./types.ts";
 
 const ROUND_TRIPS = 41;
@@ -18,20 +20,51 @@ const STOPS = 7;
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
+/** Times of ROUND_TRIPS lines typed into a live session, each until the session's output ends with `answer(i)`. */
+async function sessionTrips(session: PtySession, answer: (i: number) => string): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const started = performance.now();
+    await session.write(`line ${i}\n`);
+    let output = "";
+    while (!output.endsWith(answer(i))) output += (await session.read({ yieldMs: 30_000 })).output;
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** The same with a real process over pipes: each line until its stdout ends with `answer(i)`. */
+async function pipeTrips(
+  child: ChildProcessByStdio<Writable, Readable, null>,
+  answer: (i: number) => string,
+): Promise<number[]> {
+  child.stdout.setEncoding("utf8");
+  let pending: ((text: string) => void) | undefined;
+  child.stdout.on("data", (text: string) => pending?.(text));
+  const times: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const started = performance.now();
+    await new Promise<void>((resolve) => {
+      let seen = "";
+      pending = (text) => {
+        seen += text;
+        if (seen.endsWith(answer(i))) resolve();
+      };
+      child.stdin.write(`line ${i}\n`);
+    });
+    times.push(performance.now() - started);
+  }
+  child.stdin.end();
+  return times;
+}
+
 export async function benchLive(): Promise<BenchRow[]> {
   const native = await nativeRoundTrip();
 
   // The sandbox's own session: write a line to `cat`, read until it is printed back.
   const sandbox = await EmbeddedSandbox.create();
   const cat = await sandbox.pty("cat");
-  const session: number[] = [];
-  for (let i = 0; i < ROUND_TRIPS; i++) {
-    const started = performance.now();
-    await cat.write(`line ${i}\n`);
-    let output = "";
-    while (!output.endsWith(`line ${i}\nline ${i}\n`)) output += (await cat.read({ yieldMs: 1000 })).output;
-    session.push(performance.now() - started);
-  }
+  const session = await sessionTrips(cat, (i) => `line ${i}\nline ${i}\n`);
   await cat.kill();
 
   // The whole tool call: toolrouter's write_stdin through the runtime (validation, approval, log).
@@ -109,15 +142,8 @@ export async function benchPython(): Promise<BenchRow[]> {
   const sandbox = await createEmbeddedSandbox();
   await sandbox.writeFile("/workspace/echo.py", PYTHON_ECHO);
   const echo = await sandbox.pty("python3 echo.py");
-  const trips: number[] = [];
-  for (let i = 0; i < ROUND_TRIPS; i++) {
-    const started = performance.now();
-    await echo.write(`line ${i}\n`);
-    let output = "";
-    while (!output.endsWith(`got line ${i}\n`)) output += (await echo.read({ yieldMs: 30_000 })).output;
-    // The first trip waits for the interpreter to start: left out.
-    if (i > 0) trips.push(performance.now() - started);
-  }
+  // The first trip waits for the interpreter to start: left out.
+  const trips = (await sessionTrips(echo, (i) => `got line ${i}\n`)).slice(1);
   await echo.kill();
   const stops: number[] = [];
   for (let i = 0; i < STOPS; i++) {
@@ -151,23 +177,7 @@ export async function benchPython(): Promise<BenchRow[]> {
 async function nativePython(): Promise<[number, number]> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("PYTHON")));
   const child = spawn("python3", ["-c", PYTHON_ECHO], { stdio: ["pipe", "pipe", "inherit"], env });
-  child.stdout.setEncoding("utf8");
-  let pending: ((text: string) => void) | undefined;
-  child.stdout.on("data", (text: string) => pending?.(text));
-  const trips: number[] = [];
-  for (let i = 0; i < ROUND_TRIPS; i++) {
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
-      let seen = "";
-      pending = (text) => {
-        seen += text;
-        if (seen.endsWith(`got line ${i}\n`)) resolve();
-      };
-      child.stdin.write(`line ${i}\n`);
-    });
-    if (i > 0) trips.push(performance.now() - started);
-  }
-  child.stdin.end();
+  const trips = (await pipeTrips(child, (i) => `got line ${i}\n`)).slice(1);
   const stops: number[] = [];
   for (let i = 0; i < STOPS; i++) {
     const waiting = spawn("python3", ["-c", 'input("? ")'], { stdio: ["pipe", "pipe", "ignore"], env });
@@ -187,24 +197,7 @@ async function nativePython(): Promise<[number, number]> {
 /** Median time for a line written to a real `cat` to come back on its stdout. */
 async function nativeRoundTrip(): Promise<number> {
   const child = spawn("cat", [], { stdio: ["pipe", "pipe", "inherit"] });
-  const times: number[] = [];
-  let pending: ((text: string) => void) | undefined;
-  child.stdout.setEncoding("utf8");
-  child.stdout.on("data", (text: string) => pending?.(text));
-  for (let i = 0; i < ROUND_TRIPS; i++) {
-    const started = performance.now();
-    await new Promise<void>((resolve) => {
-      let seen = "";
-      pending = (text) => {
-        seen += text;
-        if (seen.endsWith(`line ${i}\n`)) resolve();
-      };
-      child.stdin.write(`line ${i}\n`);
-    });
-    times.push(performance.now() - started);
-  }
-  child.stdin.end();
-  return median(times);
+  return median(await pipeTrips(child, (i) => `line ${i}\n`));
 }
 
 /** Median time from SIGINT to the exit of a real bash busy loop. */
