@@ -62,4 +62,26 @@ describe("a workspace read whole, and read ahead of its opening", () => {
     expect((await first).events).toHaveLength(1);
     store.close();
   });
+
+  it("a preload not taken because another workspace opened first is dropped, not served stale later", async () => {
+    const database = `toolroom-store-${++databases}`;
+    const store = await WorkspaceStore.open(database);
+    await store.createWorkspace(meta("a"), [{ path: "a.txt", type: "file", data: bytes("a") }]);
+    await store.createWorkspace(meta("b"), [{ path: "b.txt", type: "file", data: bytes("b") }]);
+    store.preload("a");
+    await store.loadWorkspace("b");
+    // Another tab (its own connection, so this store hears of nothing) changes "a" meanwhile.
+    const tab = await WorkspaceStore.open(database);
+    await tab.commit("a", {
+      changes: [
+        { path: "a.txt", before: null, after: { path: "a.txt", type: "file", data: bytes("edited") } },
+      ],
+    });
+    tab.close();
+    const opened = await store.loadWorkspace("a");
+    expect(opened.files.map((file) => file.type === "file" && new TextDecoder().decode(file.data))).toEqual([
+      "edited",
+    ]);
+    store.close();
+  });
 });

@@ -128,10 +128,14 @@ export class WorkspaceStore {
     this.preloaded.set(id, reading);
   }
 
-  /** Everything stored for a workspace, read in one transaction (or taken from its preload). */
+  /**
+   * Everything stored for a workspace, read in one transaction (or taken from its preload). A
+   * preload is for the next opening only: one of another workspace is dropped (kept, it would be
+   * served stale should another tab change that workspace before it is opened).
+   */
   loadWorkspace(id: string): Promise<StoredWorkspace> {
     const early = this.preloaded.get(id);
-    this.preloaded.delete(id);
+    this.preloaded.clear();
     return early ?? this.readWorkspace(id);
   }
 
