@@ -43,9 +43,10 @@ export interface ExecOptions {
    */
   signal?: AbortSignal;
   /**
-   * Most iterations any one shell loop of the command may run. awk and sed, whose loops the
-   * deadline and the signal stop, count theirs against it only in a call with neither (nothing
-   * else could end one there); a backend that can stop a process on time may ignore it.
+   * Most iterations any one loop (bash's, awk's, sed's) may run in a call with neither a deadline
+   * (`timeoutMs: Infinity`) nor a signal: nothing else could end a runaway there. Where either is
+   * given, loops run until they end or are stopped, as in real bash; a backend that can stop a
+   * process on time may ignore it.
    */
   loopLimit?: number;
 }

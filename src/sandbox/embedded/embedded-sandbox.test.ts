@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import { defineCommand } from "just-bash";
 import { describe, expect, it } from "vitest";
 import { describeSandboxContract } from "../sandbox-contract.ts";
 import { CALLS_CHANNEL, StopBoard } from "../stop-signal.ts";
@@ -77,19 +79,118 @@ describe("embedded sandbox specifics", () => {
       options,
     );
     expect(sed).toMatchObject({ exitCode: 0, stdout: "y".repeat(3000), stderr: "" });
-    // A shell loop still counts: just-bash's interpreter has no other bound than its count and the deadline.
-    const shell = await sandbox.exec("while true; do :; done", options);
-    expect(shell.stderr).toMatch(/too many iterations \(1000\)|exceeded maximum iterations \(1000\)/u);
   });
 
-  it("counts awk and sed loops only in a call nothing else could stop (no deadline, no signal)", async () => {
+  // Shell loops that end by themselves, each running past the lowered loop count of 100.
+  const FINITE_LOOPS = [
+    "i=0; while [ $i -lt 300 ]; do i=$((i+1)); done; echo $i",
+    "i=0; until [ $i -ge 300 ]; do i=$((i+1)); done; echo $i",
+    "s=0; for ((i = 0; i < 300; i++)); do s=$((s + i)); done; echo $s",
+    "n=0; for x in $(seq 300); do n=$((n + x)); done; echo $n",
+    "for ((i = 0; ; i++)); do [ $i -ge 300 ] && break; [ $((i % 100)) -ne 0 ] && continue; echo $i; done; echo end",
+    "for i in 1 2; do j=0; while [ $j -lt 150 ]; do j=$((j+1)); n=$((n+1)); done; done; echo $n",
+    "n=$(i=0; while [ $i -lt 300 ]; do i=$((i+1)); done; echo $i); echo got $n",
+    "count() { local i=0; while [ $i -lt $1 ]; do i=$((i+1)); done; echo $i; }; count 300",
+    "i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo $i; done | tail -n 2",
+    "seq 300 | while read -r line; do echo $((line * 2)); done | tail -n 1",
+    "bash -c 'i=0; while [ $i -lt 300 ]; do i=$((i+1)); done; echo $i'",
+  ];
+
+  it("runs shell loops past the loop count to their end where the deadline or the signal can stop them, printing what bash prints", async () => {
     const sandbox = await EmbeddedSandbox.create();
-    for (const command of ["awk 'BEGIN { while (1) x++ }'", "echo a | sed ':a; s/a/a/; ta'"]) {
+    const idle = new AbortController();
+    for (const script of FINITE_LOOPS) {
+      const expected = execFileSync("bash", ["-c", script], { encoding: "utf8", env: { LANG: "C" } });
+      for (const options of [
+        { loopLimit: 100, timeoutMs: 60_000 },
+        { loopLimit: 100, timeoutMs: Number.POSITIVE_INFINITY, signal: idle.signal },
+      ]) {
+        const result = await sandbox.exec(script, options);
+        expect(result, `${script} (deadline ${options.timeoutMs})`).toMatchObject({
+          exitCode: 0,
+          stdout: expected,
+          stderr: "",
+        });
+      }
+    }
+  }, 120_000);
+
+  it("counts loops and commands only in a call nothing else could stop (no deadline, no signal)", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    for (const command of [
+      "awk 'BEGIN { while (1) x++ }'",
+      "echo a | sed ':a; s/a/a/; ta'",
+      "while true; do :; done",
+      "for ((;;)); do :; done",
+      "f() { until false; do :; done; }; f",
+    ]) {
       const result = await sandbox.exec(command, { loopLimit: 10_000, timeoutMs: Number.POSITIVE_INFINITY });
       expect(result.exitCode, command).not.toBe(0);
-      expect(result.stderr, command).toMatch(/exceeded maximum iterations \(10000\)/u);
+      expect(result.stderr, command).toMatch(
+        /exceeded maximum iterations \(10000\)|loop: too many iterations \(10000\)/u,
+      );
     }
+  }, 60_000);
+
+  it("gives a call's commands no loop or command count where its deadline or signal ends them", async () => {
+    // What every command of the call is told it may run (just-bash's own count of commands included).
+    const limits = defineCommand("limits", async (_args, ctx) => ({
+      stdout: `${ctx.limits?.maxLoopIterations} ${ctx.limits?.maxCommandCount}\n`,
+      stderr: "",
+      exitCode: 0,
+    }));
+    const sandbox = await EmbeddedSandbox.create({ commands: [limits] });
+    const idle = new AbortController();
+    expect((await sandbox.exec("limits", { timeoutMs: 60_000 })).stdout).toBe("Infinity Infinity\n");
+    expect(
+      (await sandbox.exec("limits", { timeoutMs: Number.POSITIVE_INFINITY, signal: idle.signal })).stdout,
+    ).toBe("Infinity Infinity\n");
+    expect((await sandbox.exec("limits", { timeoutMs: Number.POSITIVE_INFINITY })).stdout).toBe(
+      "100000000 100000000\n",
+    );
   });
+
+  // Endless shell loops, with what each prints before it is stopped.
+  const ENDLESS_LOOPS = [
+    ["i=0; while true; do i=$((i+1)); if [ $i -le 3 ]; then echo $i; fi; done; echo never", "1\n2\n3\n"],
+    ["echo before; until false; do :; done; echo never", "before\n"],
+    ["echo before; for ((;;)); do :; done; echo never", "before\n"],
+    ["f() { echo in f; while :; do :; done; }; f; echo never", "in f\n"],
+    ["echo before; x=$(while :; do :; done); echo never", "before\n"],
+  ] as const;
+
+  it("ends an endless shell loop at its deadline (exit 124), not at the loop count, keeping what was printed", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    for (const [command, printed] of ENDLESS_LOOPS) {
+      const result = await sandbox.exec(command, { loopLimit: 10, timeoutMs: 1000 });
+      expect(result, command).toMatchObject({ exitCode: 124, timedOut: true, stdout: printed });
+      expect(result.stderr, command).not.toMatch(/too many/u);
+    }
+  }, 60_000);
+
+  it("ends an endless shell loop when another thread asks (exit 130), not at the loop count, keeping what was printed", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    for (const [command, printed] of ENDLESS_LOOPS) {
+      const board = StopBoard.create();
+      const job = board.nextJob(CALLS_CHANNEL);
+      board.begin(CALLS_CHANNEL, job);
+      const stop = board.signal(CALLS_CHANNEL, job);
+      stopLater(board, CALLS_CHANNEL, job, 500);
+      const result = await sandbox.exec(command, {
+        loopLimit: 10,
+        signal: stop.signal,
+        timeoutMs: Number.POSITIVE_INFINITY,
+      });
+      stop.dispose();
+      expect(result, command).toMatchObject({
+        exitCode: 130,
+        interrupted: true,
+        timedOut: false,
+        stdout: printed,
+      });
+      expect(result.stderr, command).not.toMatch(/too many/u);
+    }
+  }, 60_000);
 
   // What the call printed before, and what awk or sed printed before the stop, are kept.
   const loops = [

@@ -62,8 +62,14 @@ const GENEROUS_LIMITS = {
   // file changes count: python3 unwinds its KeyboardInterrupt (a traceback) within 2 s, or is terminated.
   maxExtensionCleanupTimeMs: 2500,
 } as const;
-/** The loop counts our awk and sed skip: a deadline or a stop signal ends their loops instead. */
-const UNCOUNTED_COMMAND_LOOPS = {
+/**
+ * The counts a call with a deadline or a stop signal skips: those end its loops (bash's while, for
+ * and until, awk's, sed's) as they end the real programs', which count nothing. just-bash checks the
+ * signal before every statement, and takes Infinity as "no limit".
+ */
+const UNCOUNTED_LOOPS = {
+  maxCommandCount: Number.POSITIVE_INFINITY,
+  maxLoopIterations: Number.POSITIVE_INFINITY,
   maxAwkIterations: Number.POSITIVE_INFINITY,
   maxSedIterations: Number.POSITIVE_INFINITY,
 } as const;
@@ -427,9 +433,8 @@ export class EmbeddedSandbox implements Sandbox {
         ...GENEROUS_LIMITS,
         maxExecutionTimeMs: finite ? Math.max(1, options.timeoutMs) : Number.POSITIVE_INFINITY,
         ...(options.loopLimit === undefined ? {} : loopLimits(options.loopLimit)),
-        // awk and sed poll the deadline and the signal, so their loops run on as the real programs'
-        // do; only a call nothing else could stop (no deadline, no signal) counts them.
-        ...(finite || options.signal !== undefined ? UNCOUNTED_COMMAND_LOOPS : {}),
+        // Only a call nothing else could stop (no deadline, no signal) counts loops and commands.
+        ...(finite || options.signal !== undefined ? UNCOUNTED_LOOPS : {}),
       },
     });
     bash.registerTransformPlugin(
