@@ -413,6 +413,20 @@ describe("stopping through the page's shared memory", () => {
     expect(output).toContain("alive\nalive\n");
   });
 
+  it("gives back a terminal's stop channel when its workspace closes, so terminals of later workspaces get one", async () => {
+    // Two channels for terminals: without them back, the third terminal's Ctrl-C could not stop a busy loop.
+    const board = StopBoard.create(3);
+    const api = createWorkerApi({ database: `toolroom-test-${++databases}` });
+    const first = await api.boot({ ...embedded, stops: board.buffer as SharedArrayBuffer });
+    const other = await api.workspaces.create({ name: "Other", origin: "test", files: { files: {} } });
+    for (const id of [other.id, first.workspace.id, other.id]) {
+      const terminal = await api.terminal.open({ cols: 80, rows: 24 });
+      expect(await api.terminal.channel(terminal)).not.toBeNull();
+      await api.workspaces.switch(id);
+    }
+    expect(await api.terminal.channel(await api.terminal.open({ cols: 80, rows: 24 }))).not.toBeNull();
+  }, 60_000);
+
   it("cancels a call by request id while it waits", async () => {
     const { api } = await boot();
     const call = api.call("agentbench", {
@@ -486,6 +500,23 @@ describe("opening a workspace while another opens or closes", () => {
     );
     expect(run.envelope).toMatchObject({ data: { stdout: "hi\n" } });
     expect(loads).toBe(1);
+  }, 60_000);
+
+  it("calls made before the first boot fail with the boot's error when it fails, rather than wait forever", async () => {
+    const off = Promise.reject(new Error("IndexedDB is off in this browser"));
+    off.catch(() => undefined);
+    const { createEmbeddedSandbox } = await import("../host/create-runtime.ts");
+    const api = createWorkerApi({
+      database: `toolroom-test-${++databases}`,
+      eager: true,
+      store: off,
+      embedded: () => createEmbeddedSandbox(),
+    });
+    const read = api.readFile("README.md");
+    const call = api.call("agentbench", { tool: "read_file", params: { path: "README.md" } });
+    await expect(api.boot(embedded)).rejects.toThrow("IndexedDB is off");
+    await expect(answered(read, "readFile")).rejects.toThrow("IndexedDB is off");
+    await expect(answered(call, "call")).rejects.toThrow("IndexedDB is off");
   }, 60_000);
 
   it("a switch answers while a call of the workspace it leaves still waits for approval", async () => {

@@ -342,11 +342,21 @@ export function createWorkerApi(
     );
     if (tool) waitingSchemas.push(tool.inputSchema);
   };
-  /** The first open workspace: calls made before the first boot wait for it (in the browser's worker). */
+  /**
+   * The first open workspace: calls made before the first boot wait for it (in the browser's
+   * worker); a boot that fails before any workspace opened fails them too (the next boot is awaited).
+   */
   let firstOpen: () => void = () => undefined;
-  const firstSession = new Promise<void>((resolve) => {
-    firstOpen = resolve;
-  });
+  let firstFailed: (error: unknown) => void = () => undefined;
+  const awaitFirst = () => {
+    const first = new Promise<void>((resolve, reject) => {
+      firstOpen = resolve;
+      firstFailed = reject;
+    });
+    first.catch(() => undefined);
+    return first;
+  };
+  let firstSession = awaitFirst();
   const ready = async (): Promise<WorkspaceSession> => {
     if (options.eager) await firstSession;
     return current();
@@ -578,32 +588,45 @@ export function createWorkerApi(
   /** prepare() opening the workspace early: boot waits for it rather than open another beside it. */
   let openingEarly: Promise<void> | undefined;
 
+  const bootWorkspace = async (options: BootOptions, port?: Remote<SandboxPort>): Promise<BootResult> => {
+    await openingEarly?.catch(() => undefined);
+    // A prepare() from now on leaves the opening to this boot (two openings would race).
+    openingEarly ??= Promise.resolve();
+    const store = await openStore();
+    performance.mark("toolroom:store-open");
+    if (options.sandbox === "remote" && !port) throw new Error("A remote sandbox needs its port.");
+    remotePort = options.sandbox === "remote" ? port : undefined;
+    remote = undefined;
+    stops = options.stops ? StopBoard.attach(options.stops) : undefined;
+    const prepared = preparing;
+    preparing = undefined;
+    const early = opened;
+    if (early && !options.interrupted && session?.sandbox === early.sandbox) {
+      // The workspace prepare() opened: its files have been answering reads; now its sandbox comes.
+      opened = undefined;
+      const port = remotePort;
+      early.choose(port ? async () => (remote ??= await RemoteSandbox.connect(port)) : takeShell);
+      return booted(early.meta, early, early.started);
+    }
+    abandonEarly();
+    const meta =
+      (await prepared?.catch(() => undefined)) ??
+      (await workspaceToOpen(store, options.firstWorkspace, embedded));
+    return open(meta, options.interrupted);
+  };
+
   const api: WorkerApi = {
     async boot(options, port) {
-      await openingEarly?.catch(() => undefined);
-      // A prepare() from now on leaves the opening to this boot (two openings would race).
-      openingEarly ??= Promise.resolve();
-      const store = await openStore();
-      performance.mark("toolroom:store-open");
-      if (options.sandbox === "remote" && !port) throw new Error("A remote sandbox needs its port.");
-      remotePort = options.sandbox === "remote" ? port : undefined;
-      remote = undefined;
-      stops = options.stops ? StopBoard.attach(options.stops) : undefined;
-      const prepared = preparing;
-      preparing = undefined;
-      const early = opened;
-      if (early && !options.interrupted && session?.sandbox === early.sandbox) {
-        // The workspace prepare() opened: its files have been answering reads; now its sandbox comes.
-        opened = undefined;
-        const port = remotePort;
-        early.choose(port ? async () => (remote ??= await RemoteSandbox.connect(port)) : takeShell);
-        return booted(early.meta, early, early.started);
+      try {
+        return await bootWorkspace(options, port);
+      } catch (error) {
+        if (!session) {
+          const fail = firstFailed;
+          firstSession = awaitFirst();
+          fail(error);
+        }
+        throw error;
       }
-      abandonEarly();
-      const meta =
-        (await prepared?.catch(() => undefined)) ??
-        (await workspaceToOpen(store, options.firstWorkspace, embedded));
-      return open(meta, options.interrupted);
     },
 
     async prepare(firstWorkspace, board) {

@@ -250,12 +250,26 @@ export class WorkspaceSession {
     // A channel of its own: the page's Ctrl-C stops the terminal's command through shared memory,
     // even a busy loop that keeps this thread from reading the keystroke.
     const channel = this.stops.openChannel();
-    const session = await this.sandbox.pty("bash", {
-      cols: options.cols,
-      rows: options.rows,
-      prompt: "$ ",
-      ...(channel !== undefined ? { stops: { board: this.stops, channel } } : {}),
-    });
+    let session: PtySession;
+    try {
+      session = await this.sandbox.pty("bash", {
+        cols: options.cols,
+        rows: options.rows,
+        prompt: "$ ",
+        ...(channel !== undefined ? { stops: { board: this.stops, channel } } : {}),
+      });
+    } catch (error) {
+      if (channel !== undefined) this.stops.closeChannel(channel);
+      throw error;
+    }
+    // Closed while its shell started: nobody would ever stop it.
+    if (this.closed) {
+      await session.kill();
+      if (channel !== undefined) this.stops.closeChannel(channel);
+      throw new Error(
+        "The workspace was closed while its terminal opened; open one in the workspace now open.",
+      );
+    }
     const terminal = new Terminal(session, onOutput, () => this.requestSync());
     this.terminals.set(session.id, terminal);
     if (channel !== undefined) this.terminalChannels.set(session.id, channel);
@@ -287,11 +301,10 @@ export class WorkspaceSession {
     this.terminalChannels.delete(id);
   }
 
-  /** Stops terminals and writes what is still pending; the sandbox stays with the caller. */
+  /** Stops terminals (freeing their stop channels) and writes what is still pending; the sandbox stays with the caller. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const terminal of this.terminals.values()) await terminal.kill();
-    this.terminals.clear();
+    for (const id of [...this.terminals.keys()]) await this.closeTerminal(id);
     await this.flush();
   }
 
