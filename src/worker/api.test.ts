@@ -539,7 +539,8 @@ describe("opening a workspace while another opens or closes", () => {
     expect(output).toContain("odd = 1");
   }, 60_000);
 
-  it("an opening closed before its shell loaded fails clearly, and the workspace opened after it works", async () => {
+  /** An eager API whose first workspace is open but its shell held back for good (by a call waiting for approval). */
+  const heldFirstOpening = async () => {
     const database = `toolroom-test-${++databases}`;
     await askedForever(database);
     const { createEmbeddedSandbox } = await import("../host/create-runtime.ts");
@@ -557,15 +558,33 @@ describe("opening a workspace while another opens or closes", () => {
       })(),
       "the first workspace's files",
     );
-    const created = await api.workspaces.create(python);
-    const switched = await answered(api.workspaces.switch(created.id), "switch");
-    expect(switched.workspace.name).toBe("Python");
-    await expect(answered(booting, "boot")).rejects.toThrow(/closed before its shell had loaded/u);
+    return { api, booting };
+  };
+  const catParity = async (api: WorkerApi) => {
     await api.approvals.set("agentbench", "run", "auto");
     const run = await answered(
       api.call("agentbench", { tool: "run", params: { command: "cat parity.py" } }),
       "run",
     );
     expect(run.envelope).toMatchObject({ data: { stdout: "odd = 1\n" } });
+  };
+
+  it("an opening closed before its shell loaded fails clearly, and the workspace opened after it works", async () => {
+    const { api, booting } = await heldFirstOpening();
+    const created = await api.workspaces.create(python);
+    const switched = await answered(api.workspaces.switch(created.id), "switch");
+    expect(switched.workspace.name).toBe("Python");
+    await expect(answered(booting, "boot")).rejects.toThrow(/closed before its shell had loaded/u);
+    await catParity(api);
+  }, 60_000);
+
+  it("an opening whose workspace is deleted before its shell loaded fails clearly, and the next one opens", async () => {
+    const { api, booting } = await heldFirstOpening();
+    const first = (await api.workspaces.list())[0]!;
+    await api.workspaces.create(python);
+    const reopened = await answered(api.workspaces.delete(first.id), "delete");
+    expect(reopened?.workspace.name).toBe("Python");
+    await expect(answered(booting, "boot")).rejects.toThrow(/closed before its shell had loaded/u);
+    await catParity(api);
   }, 60_000);
 });

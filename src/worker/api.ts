@@ -441,6 +441,18 @@ export function createWorkerApi(
     opened = undefined;
   };
 
+  /** Closes the open workspace, if any: its terminals, its pending writes, its shell. */
+  const closeCurrent = async (): Promise<void> => {
+    const previous = session;
+    session = undefined;
+    if (!previous) return;
+    // Its shell is not needed any more; its sandbox's dispose tells whoever waits for it.
+    heldStarts.delete(previous);
+    if (opened?.sandbox === previous.sandbox) abandonEarly();
+    await previous.close();
+    if (previous.sandbox.kind === "embedded") await previous.sandbox.dispose();
+  };
+
   /**
    * Opens a workspace on `sandbox`; calls are answered from here on. Gives the session and its
    * backend's arrival (which fails if the workspace is closed before its shell has loaded).
@@ -450,15 +462,7 @@ export function createWorkerApi(
     sandbox: Sandbox,
     interrupted?: InterruptedCall,
   ): Promise<{ session: WorkspaceSession; arrival: Promise<Sandbox> }> => {
-    const previous = session;
-    session = undefined;
-    if (previous) {
-      // Its shell is not needed any more; its sandbox's dispose tells whoever waits for it.
-      heldStarts.delete(previous);
-      if (opened?.sandbox === previous.sandbox) abandonEarly();
-      await previous.close();
-      if (previous.sandbox.kind === "embedded") await previous.sandbox.dispose();
-    }
+    await closeCurrent();
     performance.mark("toolroom:sandbox");
     const fresh = await WorkspaceSession.open({
       store: requireStore(),
@@ -802,10 +806,8 @@ export function createWorkerApi(
       async delete(id) {
         const db = requireStore();
         const wasOpen = session?.meta.id === id;
-        if (wasOpen) {
-          await session!.close();
-          session = undefined;
-        }
+        // Closed first: its last writes must not land after it is deleted.
+        if (wasOpen) await closeCurrent();
         await db.deleteWorkspace(id);
         if (!wasOpen) return null;
         const next =
