@@ -3,6 +3,7 @@ import wasmUrl from "cpython-emscripten/python.wasm?url";
 import stdlibUrl from "cpython-emscripten/python313.zip?url";
 import type { FromWorker } from "./protocol.ts";
 import type { PythonPlatform } from "./runner.ts";
+import { findSignalClock } from "./signal-clock.ts";
 
 async function fetchOk(url: string): Promise<Response> {
   const response = await fetch(url);
@@ -34,12 +35,18 @@ export function browserPythonPlatform(): PythonPlatform {
       };
     },
     async loadAssets() {
-      const [loaderSource, wasm, stdlib] = await Promise.all([
+      const [loaderSource, [wasm, signalClocks], stdlib] = await Promise.all([
         fetchOk(loaderUrl).then((response) => response.text()),
-        WebAssembly.compileStreaming(fetchOk(wasmUrl)),
+        // Compiled as it streams in; its bytes are read too, for where the signal clock is.
+        fetchOk(wasmUrl).then((response) =>
+          Promise.all([
+            WebAssembly.compileStreaming(response.clone()),
+            response.arrayBuffer().then((bytes) => findSignalClock(new Uint8Array(bytes))),
+          ]),
+        ),
         fetchOk(stdlibUrl).then(async (response) => new Uint8Array(await response.arrayBuffer())),
       ]);
-      return { loaderSource, wasm, stdlib };
+      return { loaderSource, wasm, stdlib, signalClocks };
     },
   };
 }

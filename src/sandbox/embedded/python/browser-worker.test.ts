@@ -6,8 +6,8 @@ import { cpythonFolder } from "./node-platform.ts";
 /**
  * The Python runner as the app's worker uses it — bundled by Vite, its Python worker a module Web
  * Worker started from another worker, CPython fetched as build assets — in headless Chromium on a
- * cross-origin isolated page: a program reads what is fed to it over time, and a read blocked on
- * input is stopped by Cancel (130) and by its deadline (124).
+ * cross-origin isolated page: a program reads what is fed to it over time, a read blocked on
+ * input is stopped by Cancel (130) and by its deadline (124), and a sleep wakes on Cancel.
  */
 const WORKER = `import { PythonRunner } from ${JSON.stringify(join(REPO, "src/sandbox/embedded/python/runner.ts"))};
 import { browserPythonPlatform } from ${JSON.stringify(join(REPO, "src/sandbox/embedded/python/browser-platform.ts"))};
@@ -42,7 +42,8 @@ async function run(code, { feed = [], cancelAfterMs, deadlineMs = 120000 } = {})
   });
   const cancelled = await run('print("waiting", flush=True)\\ninput()', { cancelAfterMs: 3000 });
   const timedOut = await run('input("? ")', { deadlineMs: 3000 });
-  postMessage({ isolated: self.crossOriginIsolated, reads, cancelled, timedOut });
+  const slept = await run('import time\\nprint("asleep", flush=True)\\ntime.sleep(60)', { cancelAfterMs: 3000 });
+  postMessage({ isolated: self.crossOriginIsolated, reads, cancelled, timedOut, slept });
 })().catch((error) => postMessage({ error: String((error && error.stack) || error) }));
 `;
 
@@ -73,6 +74,11 @@ describe.skipIf(CHROMIUM === undefined)("python3's live stdin in a Vite-bundled 
     expect(data["timedOut"]).toMatchObject({ stopped: "deadline", killed: false });
     expect((data["timedOut"] as { printed: string }).printed).toMatch(
       /^\? Traceback[\s\S]*KeyboardInterrupt\n$/u,
+    );
+    // A sleep wakes on Cancel with KeyboardInterrupt raised in it, not termination after the grace.
+    expect(data["slept"]).toMatchObject({ exitCode: 130, stopped: "interrupt", killed: false });
+    expect((data["slept"] as { printed: string }).printed).toMatch(
+      /^asleep\nTraceback[\s\S]*time\.sleep\(60\)[\s\S]*\nKeyboardInterrupt\n$/u,
     );
   }, 300_000);
 });

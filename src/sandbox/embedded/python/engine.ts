@@ -7,6 +7,7 @@ import type {
   TreeChange,
   TreeEntry,
 } from "./protocol.ts";
+import type { SignalClockCandidate } from "./signal-clock.ts";
 
 /**
  * Runs one Python program on a fresh CPython instance (WebAssembly, Emscripten), inside the Python
@@ -110,7 +111,15 @@ export class PythonEngine {
 
   async run(request: RunRequest, hooks: RunHooks): Promise<Omit<DoneMessage, "type" | "id">> {
     if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
+    const interrupt = this.interrupt;
+    let deadlineFired = false;
+    // A stop request not yet taken by CPython, or the deadline not yet raised as KeyboardInterrupt.
+    const stopPending = () =>
+      (interrupt !== null && Atomics.load(interrupt, 0) !== 0) ||
+      (!deadlineFired && Date.now() >= request.deadline);
     let memory: WebAssembly.Memory | undefined;
+    /** Where CPython counts down to its next look at the interrupt buffer, once known to be right. */
+    let signalClock: number | undefined;
     let memoryExhausted = false;
     let module: EmModule;
     try {
@@ -124,6 +133,13 @@ export class PythonEngine {
           imports: WebAssembly.Imports,
           receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void,
         ) => {
+          const env = imports.env as Record<string, unknown>;
+          // A stop ending a sleep is seen at CPython's very next signal check (signal-clock.ts).
+          const seeStopSoon = () => {
+            if (signalClock !== undefined && memory) new Int32Array(memory.buffer)[signalClock >> 2] = 0;
+          };
+          const clock = env.emscripten_get_now as () => number;
+          env.emscripten_get_now = sleepClock(clock, stopPending, interrupt, seeStopSoon);
           const instance = new WebAssembly.Instance(this.assets.wasm, imports);
           memory = instance.exports.memory as WebAssembly.Memory;
           capMemory(memory, request.memoryLimitBytes, () => {
@@ -159,14 +175,7 @@ export class PythonEngine {
     populate(fs, request.tree, baseline);
     recordDefaults(fs, baseline);
     let stopped: DoneMessage["stopped"];
-    const interrupt = this.interrupt;
-    let deadlineFired = false;
-    const stdin = stdinReader(request, hooks, {
-      stopPending: () =>
-        (interrupt !== null && Atomics.load(interrupt, 0) !== 0) ||
-        (!deadlineFired && Date.now() >= request.deadline),
-      deadline: request.deadline,
-    });
+    const stdin = stdinReader(request, hooks, { stopPending, deadline: request.deadline });
     const stdio = connectStdio(fs, hooks, stdin, request.maxOutputBytes ?? Number.POSITIVE_INFINITY);
     try {
       fs.chdir(request.cwd);
@@ -193,7 +202,10 @@ export class PythonEngine {
       },
       set 0(_value: number) {},
     } as unknown as ArrayLike<number>;
-    if (memory) new Uint8Array(memory.buffer)[module._Py_EMSCRIPTEN_SIGNAL_HANDLING] = 1;
+    if (memory) {
+      new Uint8Array(memory.buffer)[module._Py_EMSCRIPTEN_SIGNAL_HANDLING] = 1;
+      signalClock = signalClockOf(memory, module._Py_EMSCRIPTEN_SIGNAL_HANDLING, this.assets.signalClocks);
+    }
 
     let exitCode: number;
     let crash: string | undefined;
@@ -266,6 +278,61 @@ export class PythonEngine {
     };
     walk(PACKAGE_PYCACHE);
   }
+}
+
+/** How long a sleeping program waits between looks at the clock (and at a stop request). */
+const SLEEP_SLICE_MS = 1;
+/** Calls to the clock closer together than this are a sleep spinning on it. */
+const SPIN_GAP_MS = 0.05;
+/** How far the clock jumps on each look while a stop is pending: past any sleep's end. */
+const STOP_JUMP_MS = 1e12;
+
+/**
+ * Emscripten's sleep (time.sleep, without threads) spins on emscripten_get_now until the time has
+ * passed, and nothing else here reads that clock. Spinning, it waits on the interrupt cell a slice
+ * at a time instead (no core held busy, woken at once by Ctrl-C); once a stop is pending the clock
+ * jumps ahead, so the sleep ends and CPython's next signal check raises KeyboardInterrupt.
+ */
+function sleepClock(
+  clock: () => number,
+  stopPending: () => boolean,
+  interrupt: Int32Array | null,
+  stopSeenSoon: () => void,
+): () => number {
+  let jumped = 0;
+  let last = Number.NEGATIVE_INFINITY;
+  const jump = () => {
+    jumped += STOP_JUMP_MS;
+    stopSeenSoon();
+  };
+  return () => {
+    if (stopPending()) {
+      jump();
+      return clock() + jumped;
+    }
+    let now = clock();
+    if (interrupt && now - last < SPIN_GAP_MS) {
+      Atomics.wait(interrupt, 0, 0, SLEEP_SLICE_MS);
+      if (stopPending()) jump();
+      now = clock();
+    }
+    last = now;
+    return now + jumped;
+  };
+}
+
+/** The signal clock's address (signal-clock.ts): the candidate that tests the exported flag and holds a fresh count. */
+function signalClockOf(
+  memory: WebAssembly.Memory,
+  flag: number,
+  candidates: readonly SignalClockCandidate[] | undefined,
+): number | undefined {
+  const found = (candidates ?? []).filter((candidate) => candidate.flag === flag);
+  const clock = found[0]?.clock;
+  if (clock === undefined || found.some((candidate) => candidate.clock !== clock)) return undefined;
+  if (clock % 4 !== 0 || clock + 4 > memory.buffer.byteLength) return undefined;
+  // A fresh instance, before main: the count starts at CPython's interval, 50.
+  return new Int32Array(memory.buffer)[clock >> 2] === 50 ? clock : undefined;
 }
 
 /** Reads stdin into `buffer` as read(2) does: the count, 0 at end of input, or a thrown errno. */

@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { startTsWorker } from "../../../host/ts-worker.ts";
 import type { FromWorker } from "./protocol.ts";
 import type { PythonPlatform } from "./runner.ts";
+import { findSignalClock } from "./signal-clock.ts";
 
 /** just-bash ships CPython 3.13 for Emscripten (vendor/cpython-emscripten); its exports map hides the folder. */
 export function cpythonFolder(): string {
@@ -31,11 +32,13 @@ export function nodePythonPlatform(): PythonPlatform {
       };
     },
     async loadAssets() {
-      const [wasm, stdlib] = await Promise.all([
-        readFile(join(folder, "python.wasm")).then((bytes) => WebAssembly.compile(bytes)),
+      const [bytes, stdlib] = await Promise.all([
+        readFile(join(folder, "python.wasm")),
         readFile(join(folder, "python313.zip")),
       ]);
-      return { loaderPath: join(folder, "python.cjs"), wasm, stdlib: new Uint8Array(stdlib) };
+      const wasm = await WebAssembly.compile(bytes);
+      const signalClocks = findSignalClock(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      return { loaderPath: join(folder, "python.cjs"), wasm, stdlib: new Uint8Array(stdlib), signalClocks };
     },
   };
 }

@@ -3,6 +3,7 @@
  * worker that runs CPython (a worker_thread in Node, a Web Worker in the browser). Everything here
  * is structured-cloneable.
  */
+import type { SignalClockCandidate } from "./signal-clock.ts";
 
 /** One path of the sandbox's filesystem, as copied into the interpreter before a run. */
 export type TreeEntry =
@@ -27,6 +28,8 @@ export interface PythonAssets {
   wasm: WebAssembly.Module;
   /** The standard library as a zip of .pyc files (python313.zip). */
   stdlib: Uint8Array;
+  /** Where the interpreter's signal clock may be (signal-clock.ts), read from the wasm's bytes. */
+  signalClocks?: SignalClockCandidate[];
 }
 
 export interface InitMessage {

@@ -244,7 +244,11 @@ export class PythonRunner {
       const stop = (why: "deadline" | "interrupt") => {
         if (settled || stopRequested) return;
         stopRequested = why;
-        if (slot.interrupt && why === "interrupt") Atomics.store(slot.interrupt, 0, 2);
+        if (slot.interrupt && why === "interrupt") {
+          Atomics.store(slot.interrupt, 0, 2);
+          // A sleeping program waits on this cell (engine.ts's sleepClock): it wakes now.
+          Atomics.notify(slot.interrupt, 0);
+        }
         // A read blocked on what is typed wakes to see it (the deadline it sees by itself).
         live?.wake();
         // Without shared memory the program cannot be asked; with it, it gets a moment to unwind.
