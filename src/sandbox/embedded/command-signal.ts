@@ -1,30 +1,41 @@
 import type { Command, CustomCommand, ExecResult, ResolvedCommandContext } from "just-bash";
 import { deadlineSignal } from "../stop-signal.ts";
 import { decodeLatin1Bytes, TERMINAL_OUTPUT_VARIABLE } from "./commands/command-io.ts";
+import { withTerminalOutput } from "./tty.ts";
 
 /**
  * Our own commands (node, git, grep…) get a `ctx.signal` that sees a stop synchronously.
  * just-bash hands a custom command a signal of its own that follows the script's only through the
  * abort event, which a command busy in a loop never lets run; this one also reads the script's
  * signal (a stop-signal.ts signal) whenever the command polls `ctx.signal.aborted`.
+ *
+ * With `keep`, a command the script's rewrite marked (TERMINAL_OUTPUT_VARIABLE) has what it printed
+ * to the terminal kept when a stop cuts it short; with `stream` (a session) too, it is handed the
+ * terminal's streams (tty.ts's terminalOutput) to print to as it runs, as a real program does.
  */
 export function withStopSignal(
   commands: readonly CustomCommand[],
   stop: AbortSignal,
   keep?: StoppedOutput,
+  stream = false,
 ): CustomCommand[] {
-  return commands.map((command) => wrap(command, stop, keep));
+  return commands.map((command) => wrap(command, stop, keep, stream));
 }
 
 /** Where the terminal-bound output of a command a stop cut short goes (just-bash would drop it). */
 export type StoppedOutput = (stream: "stdout" | "stderr", text: string) => void;
 
-function wrap(command: CustomCommand, stop: AbortSignal, keep: StoppedOutput | undefined): CustomCommand {
+function wrap(
+  command: CustomCommand,
+  stop: AbortSignal,
+  keep: StoppedOutput | undefined,
+  stream: boolean,
+): CustomCommand {
   if ("load" in command) {
     return {
       name: command.name,
       ...(command.trusted !== undefined ? { trusted: command.trusted } : {}),
-      load: async () => wrap(await command.load(), stop, keep) as Command,
+      load: async () => wrap(await command.load(), stop, keep, stream) as Command,
     };
   }
   const wrapped: Command = {
@@ -36,7 +47,14 @@ function wrap(command: CustomCommand, stop: AbortSignal, keep: StoppedOutput | u
       // Read now: just-bash revokes a stopped command's context.
       const terminal = keep ? ctx.env.get(TERMINAL_OUTPUT_VARIABLE) : undefined;
       try {
-        const result = await command.execute(args, Object.create(ctx, { signal: { value: handle.signal } }));
+        let own: ResolvedCommandContext = Object.create(ctx, { signal: { value: handle.signal } });
+        if (keep && terminal && stream) {
+          own = withTerminalOutput(own, {
+            stdout: terminal.includes("1") ? (text) => keep("stdout", text) : undefined,
+            stderr: terminal.includes("2") ? (text) => keep("stderr", text) : undefined,
+          });
+        }
+        const result = await command.execute(args, own);
         if (keep && terminal && stop.aborted) {
           // just-bash drops a stopped command's result: what it printed reaches the terminal here.
           if (terminal.includes("1")) keep("stdout", textOf(result.stdout, result.stdoutKind));

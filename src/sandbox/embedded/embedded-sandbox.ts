@@ -420,6 +420,7 @@ export class EmbeddedSandbox implements Sandbox {
         : this.commands,
       stop.signal,
       print,
+      options.terminal !== undefined,
     );
     // The tick runs once per loop iteration and never waits on a stop: it needs no signal of its own.
     if (options.terminal) commands.push(loopTickCommand());

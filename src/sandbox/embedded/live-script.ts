@@ -384,10 +384,23 @@ export function literalOf(word: WordNode | null | undefined): string | undefined
 const PIPED_STDIN_READERS = new Set(["rg"]);
 
 /**
- * Our text commands, whose output printed before a stop is kept (TERMINAL_OUTPUT_VARIABLE): they
- * poll the stop signal and return what they printed, which just-bash would drop.
+ * Our commands whose output printed before a stop is kept (TERMINAL_OUTPUT_VARIABLE): they poll the
+ * stop signal and return what they printed, which just-bash would drop; node and python3 also
+ * print to a session's terminal as they run.
  */
-const KEPT_WHEN_STOPPED = new Set(["awk", "gawk", "sed", "grep", "egrep", "fgrep", "rg", "jq"]);
+const KEPT_WHEN_STOPPED = new Set([
+  "awk",
+  "gawk",
+  "sed",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "jq",
+  "node",
+  "python3",
+  "python",
+]);
 
 /** `NAME=value`, prefixed to a command (command-io.ts reads it). */
 function prefixAssignment(name: string, value: string): SimpleCommandNode["assignments"][number] {

@@ -98,6 +98,24 @@ export interface LiveIo {
   stderr?: ((text: string) => void) | undefined;
 }
 
+/** A session's terminal streams a command may print to as it runs (see `terminalOutput`). */
+export type TerminalOutput = Pick<LiveIo, "stdout" | "stderr">;
+
+const TERMINAL_OUTPUT = Symbol.for("toolroom.terminalOutput");
+
+/**
+ * `ctx` with the session's terminal streams that `ctx`'s command prints to: a program whose stdin is
+ * not the terminal still prints as it runs (command-signal.ts gives them to node and python3).
+ */
+export function withTerminalOutput<T extends object>(ctx: T, output: TerminalOutput): T {
+  return Object.create(ctx, { [TERMINAL_OUTPUT]: { value: output } }) as T;
+}
+
+/** The terminal streams the session gave this command; undefined outside a session or when both are redirected. */
+export function terminalOutput(ctx: object): TerminalOutput | undefined {
+  return (ctx as Record<symbol, TerminalOutput | undefined>)[TERMINAL_OUTPUT];
+}
+
 /** A command that can run against a live terminal (the embedded node): found by the helper by name. */
 export type LiveRunner = (args: string[], ctx: ResolvedCommandContext, io: LiveIo) => Promise<ExecResult>;
 

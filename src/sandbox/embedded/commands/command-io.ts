@@ -71,10 +71,18 @@ export const PIPED_STDIN_VARIABLE = "__toolroom_stdin_piped";
 
 /**
  * just-bash drops what a command printed when a stop (deadline, Ctrl-C) cuts it short: the script's
- * rewrite sets this variable on a text command (awk, sed, grep…) whose stdout ("1"), stderr ("2") or
+ * rewrite sets this variable on a command (awk, sed, grep, node, python3…) whose stdout ("1"), stderr ("2") or
  * both ("12") reach the terminal, so the sandbox prints what it printed before the stop itself.
  */
 export const TERMINAL_OUTPUT_VARIABLE = "__toolroom_terminal_output";
+
+/** The environment a program (node, python3) is given: the exported variables, not the shell's markers. */
+export function programEnv(ctx: ResolvedCommandContext): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(ctx.exportedEnv ?? Object.fromEntries(ctx.env)))
+    if (!key.startsWith("__toolroom_")) env[key] = value;
+  return env;
+}
 
 /** Whether the command's stdin is a pipe or a file, even an empty one (see PIPED_STDIN_VARIABLE). */
 export function stdinIsPiped(ctx: ResolvedCommandContext): boolean {

@@ -1,5 +1,6 @@
 import type { ExecResult, ResolvedCommandContext } from "just-bash";
-import type { LiveIo } from "../tty.ts";
+import { programEnv } from "../commands/command-io.ts";
+import { type LiveIo, terminalOutput } from "../tty.ts";
 import { SyncFs } from "./sync-fs.ts";
 import { findTestFiles } from "./test-files.ts";
 import {
@@ -128,7 +129,7 @@ function deadlineOf(
   options: NodeRuntimeOptions,
   live: boolean,
 ): { deadline: number; budgetMs: number } {
-  // On a terminal a program waits for a person: only the shell's own deadline (and Ctrl-C) bound it.
+  // In a session a program waits for a person: only the shell's own deadline (and Ctrl-C) bound it.
   const own = live
     ? (options.timeoutMs ?? Number.POSITIVE_INFINITY)
     : (options.timeoutMs ?? ctx.limits?.maxJsTimeoutMs ?? DEFAULT_TIMEOUT_MS);
@@ -140,9 +141,12 @@ function deadlineOf(
 function stoppedMessage(result: VmResult, budgetMs: number, memoryLimitBytes: number): string {
   switch (result.stopped) {
     case "deadline":
+      // No deadline of its own (a session's program): the shell says why it stopped it.
+      if (!Number.isFinite(budgetMs)) return "";
       return `node: stopped after ${budgetMs} ms: the program ran past the embedded sandbox's time limit for a command (an endless loop, or a wait that never ends). The interpreter was interrupted; the shell is fine.\n`;
     case "aborted":
-      return "node: stopped: the command was cancelled.\n";
+      // The real node prints nothing when Ctrl-C stops it; the status (130) says it.
+      return "";
     case "memory":
       return `node: stopped: the program ran out of memory (the embedded node's heap is capped at ${Math.round(memoryLimitBytes / 1048576)} MB).\n`;
     case "stack":
@@ -162,13 +166,14 @@ export async function runNode(args: string[], { ctx, options, live }: NodeRunCon
   if (parsed.mode === "help") return { stdout: USAGE, stderr: "", exitCode: 0 };
   const stdin = stdinText(ctx);
   const memoryLimitBytes = options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES;
-  const { deadline, budgetMs } = deadlineOf(ctx, options, live !== undefined);
+  const terminal = live ?? terminalOutput(ctx);
+  const { deadline, budgetMs } = deadlineOf(ctx, options, terminal !== undefined);
   const printed = { stdout: "", stderr: "" };
   const roots = [topFolder(ctx.cwd), "/tmp"];
   if (parsed.script) roots.push(topFolder(ctx.fs.resolvePath(ctx.cwd, parsed.script)));
   // On a terminal a restart would repeat printed output and lose typed input: load every file up front.
-  const mirror = await SyncFs.load(ctx.fs, roots, live ? () => true : undefined);
-  const env = ctx.exportedEnv ?? Object.fromEntries(ctx.env);
+  const mirror = await SyncFs.load(ctx.fs, roots, terminal ? () => true : undefined);
+  const env = programEnv(ctx);
   const base: BaseRun = {
     fs: mirror,
     cwd: ctx.cwd,
@@ -182,11 +187,12 @@ export async function runNode(args: string[], { ctx, options, live }: NodeRunCon
     deadline,
     signal: ctx.signal,
     sleep: ctx.sleep,
-    ...(live
+    ...(live ? { liveStdin: live.input } : {}),
+    // A session's terminal gets the output as it is printed, whatever the program's stdin is.
+    ...(terminal
       ? {
-          liveStdin: live.input,
           onOutput: (stream: "stdout" | "stderr", text: string) => {
-            const sink = stream === "stdout" ? live.stdout : live.stderr;
+            const sink = stream === "stdout" ? terminal.stdout : terminal.stderr;
             if (sink) sink(text);
             else printed[stream] += text;
           },

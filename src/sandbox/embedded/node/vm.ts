@@ -5,6 +5,7 @@ import type {
   QuickJSRuntime,
   QuickJSWASMModule,
 } from "quickjs-emscripten-core";
+import { stopReason } from "../../stop-signal.ts";
 import { GUEST_BOOTSTRAP } from "./guest/bootstrap.ts";
 import { BUILTIN_SOURCES } from "./guest/builtins.ts";
 import { DIGEST_NAMES, digest, isDigest } from "./hashes.ts";
@@ -164,7 +165,7 @@ class NodeVm {
   private shouldInterrupt(): boolean {
     if (this.interruptForExit) return true;
     if (this.options.signal?.aborted) {
-      this.stopped ??= "aborted";
+      this.stopped ??= this.signalStop();
       return true;
     }
     if (Date.now() >= this.options.deadline) {
@@ -172,6 +173,11 @@ class NodeVm {
       return true;
     }
     return false;
+  }
+
+  /** A stop from outside: the shell's deadline (or a session's stall) is a deadline, anything else an interrupt. */
+  private signalStop(): "deadline" | "aborted" {
+    return stopReason(this.options.signal) === "deadline" ? "deadline" : "aborted";
   }
 
   async run(): Promise<VmResult> {
@@ -185,8 +191,15 @@ class NodeVm {
     const result: VmResult = { exitCode: this.exitCode, output: this.output };
     if (this.stopped) {
       result.stopped = this.stopped;
+      // Interrupted: SIGINT's 128 + 2, as a shell reports the real node stopped by Ctrl-C.
       result.exitCode =
-        this.stopped === "memory" || this.stopped === "stack" ? 134 : this.stopped === "output" ? 1 : 124;
+        this.stopped === "memory" || this.stopped === "stack"
+          ? 134
+          : this.stopped === "output"
+            ? 1
+            : this.stopped === "aborted"
+              ? 130
+              : 124;
     }
     if (this.tests) result.tests = this.tests;
     return result;
@@ -377,7 +390,7 @@ class NodeVm {
       if (this.listening) await this.awaitInput(wait);
       else await this.pause(wait);
       lastYield = Date.now();
-      if (this.options.signal?.aborted) this.stopped ??= "aborted";
+      if (this.options.signal?.aborted) this.stopped ??= this.signalStop();
       else if (Date.now() >= this.options.deadline) this.stopped ??= "deadline";
     }
     this.flushTap();
@@ -412,7 +425,7 @@ class NodeVm {
       clearTimeout(timer);
       this.options.signal?.removeEventListener("abort", stop);
     }
-    if (this.options.signal?.aborted) this.stopped ??= "aborted";
+    if (this.options.signal?.aborted) this.stopped ??= this.signalStop();
     else if (Date.now() >= this.options.deadline) this.stopped ??= "deadline";
     if (chunk === undefined || this.halted) return;
     if (chunk === null) this.stdinEnded = true;

@@ -6,7 +6,8 @@ import {
   type ResolvedCommandContext,
 } from "just-bash";
 import { deadlineSignal } from "../../stop-signal.ts";
-import { type LiveIo, withLiveRunner } from "../tty.ts";
+import { programEnv } from "../commands/command-io.ts";
+import { type LiveIo, terminalOutput, withLiveRunner } from "../tty.ts";
 import { isReserved } from "./engine.ts";
 import type { TreeChange, TreeEntry } from "./protocol.ts";
 import { pythonRunner } from "./registry.ts";
@@ -72,7 +73,7 @@ async function runPytest(
   if (!python) return NO_RUNNER;
   await python.packagesReady();
   const tree = await readTree(ctx.fs);
-  const env = ctx.exportedEnv ?? Object.fromEntries(ctx.env);
+  const env = programEnv(ctx);
   // Where `python3 -m pytest` would find it: the working folder, the venv, PYTHONPATH, site-packages.
   const folders = [
     ctx.cwd,
@@ -114,12 +115,14 @@ async function runPython(
   // Stop before the shell does (KeyboardInterrupt, then termination after the grace), so what the
   // program printed and how it stopped are reported by this command rather than cut off by the shell.
   const shellBudget = remaining - Math.min(STOP_MARGIN_MS, remaining / 4);
-  // On a terminal a program waits for a person: only the shell's own deadline (and Ctrl-C) bound it.
-  const ownBudget = options.timeoutMs ?? (live ? Number.POSITIVE_INFINITY : DEFAULT_TIMEOUT_MS);
+  // A session's terminal gets the output as it is written, whatever the program's stdin is.
+  const terminal = live ?? terminalOutput(ctx);
+  // In a session a program waits for a person: only the shell's own deadline (and Ctrl-C) bound it.
+  const ownBudget = options.timeoutMs ?? (terminal ? Number.POSITIVE_INFINITY : DEFAULT_TIMEOUT_MS);
   const budgetMs = Math.max(1, Math.floor(Math.min(ownBudget, shellBudget)));
   const tree = gathered ?? (await readTree(ctx.fs));
-  const stdout = new Utf8Collector(live?.stdout);
-  const stderr = new Utf8Collector(live?.stderr);
+  const stdout = new Utf8Collector(terminal?.stdout);
+  const stderr = new Utf8Collector(terminal?.stderr);
   // A runaway printer would fill the host's memory before its deadline (it crashed the CLI at 2 GB).
   const maxOutput = Math.min(MAX_OUTPUT_BYTES, ctx.limits?.maxOutputSize ?? MAX_OUTPUT_BYTES);
   let printed = 0;
@@ -142,7 +145,7 @@ async function runPython(
       {
         args,
         cwd: ctx.cwd,
-        env: ctx.exportedEnv ?? Object.fromEntries(ctx.env),
+        env: programEnv(ctx),
         stdin: live ? new Uint8Array(0) : latin1Bytes(String(ctx.stdin as unknown)),
         tree,
         sitePaths: sitePathsFor(tree, ctx.cwd),

@@ -1,5 +1,5 @@
 import { type Command, defineCommand, type ResolvedCommandContext } from "just-bash";
-import { type CommandResult, STOP_EXIT, shellStopCheck, stopMessage } from "../command-io.ts";
+import { type CommandResult, programEnv, STOP_EXIT, shellStopCheck, stopMessage } from "../command-io.ts";
 import type { JqResult } from "./jq-wasm.ts";
 import { JQ_MEMORY_LIMIT_BYTES, type JqOutcome, jqRunner } from "./runner.ts";
 
@@ -164,7 +164,7 @@ async function jqShell(args: string[], ctx: ResolvedCommandContext): Promise<Com
     stdin: stdinBytes(ctx),
     files: await readShellFiles(ctx, args),
     cwd: ctx.cwd,
-    env: ctx.exportedEnv ?? Object.fromEntries(ctx.env),
+    env: programEnv(ctx),
     timeoutMs: ctx.executionScope?.remainingTimeMs() ?? DEFAULT_SHELL_TIMEOUT_MS,
     stopped: shellStopCheck(ctx),
   });
