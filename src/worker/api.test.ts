@@ -539,6 +539,41 @@ describe("opening a workspace while another opens or closes", () => {
     expect(output).toContain("odd = 1");
   }, 60_000);
 
+  it("two switches asked for at once end in the workspace asked for last, and both answer", async () => {
+    const database = `toolroom-test-${++databases}`;
+    const store = await WorkspaceStore.open(database);
+    const api = createWorkerApi({ database, store: Promise.resolve(store) });
+    await api.boot(embedded);
+    const b = await api.workspaces.create({
+      name: "B",
+      origin: "test",
+      files: { files: { "b.txt": "b\n" } },
+    });
+    const c = await api.workspaces.create({
+      name: "C",
+      origin: "test",
+      files: { files: { "c.txt": "c\n" } },
+    });
+    // B's files come back slowly (a big workspace): C, asked for after it, must still be the one open.
+    const load = store.loadWorkspace.bind(store);
+    store.loadWorkspace = async (id: string): Promise<StoredWorkspace> => {
+      const read = await load(id);
+      if (id === b.id) await new Promise((resolve) => setTimeout(resolve, 300));
+      return read;
+    };
+    const toB = api.workspaces.switch(b.id).then(
+      (boot) => boot.workspace.name,
+      (error: Error) => error.message,
+    );
+    const toC = api.workspaces.switch(c.id);
+    expect((await answered(toC, "the switch to C")).workspace.name).toBe("C");
+    // B opened, then closed by C's opening: its switch says so rather than claim B is open.
+    expect(await answered(toB, "the switch to B")).toMatch(/closed/u);
+    expect((await api.workspaces.list()).filter((one) => one.current).map((one) => one.name)).toEqual(["C"]);
+    const run = await answered(api.call("agentbench", { tool: "run", params: { command: "ls" } }), "run");
+    expect(run.envelope).toMatchObject({ data: { stdout: "c.txt\n" } });
+  }, 60_000);
+
   /** An eager API whose first workspace is open but its shell held back for good (by a call waiting for approval). */
   const heldFirstOpening = async () => {
     const database = `toolroom-test-${++databases}`;

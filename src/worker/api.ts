@@ -453,11 +453,23 @@ export function createWorkerApi(
     if (previous.sandbox.kind === "embedded") await previous.sandbox.dispose();
   };
 
+  /** The opening under way: the next waits for it, so each closes the one before (two at once both stayed open). */
+  let openings: Promise<unknown> = Promise.resolve();
   /**
-   * Opens a workspace on `sandbox`; calls are answered from here on. Gives the session and its
-   * backend's arrival (which fails if the workspace is closed before its shell has loaded).
+   * Opens a workspace on `sandbox`, after any opening under way; calls are answered from here on.
+   * Gives the session and its backend's arrival (which fails if the workspace is closed before its
+   * shell has loaded).
    */
-  const openWorkspace = async (
+  const openWorkspace = (
+    meta: WorkspaceMeta,
+    sandbox: Sandbox,
+    interrupted?: InterruptedCall,
+  ): Promise<{ session: WorkspaceSession; arrival: Promise<Sandbox> }> => {
+    const opening = openings.then(() => openNow(meta, sandbox, interrupted));
+    openings = opening.catch(() => undefined);
+    return opening;
+  };
+  const openNow = async (
     meta: WorkspaceMeta,
     sandbox: Sandbox,
     interrupted?: InterruptedCall,
