@@ -23,6 +23,7 @@ import { DeviceText } from "./device-output.ts";
 import { withFsErrors } from "./fs-errors.ts";
 import type { FolderSource } from "./lazy-folder.ts";
 import { liveScriptPlugin } from "./live-script.ts";
+import { fixLoopStatus } from "./loop-status.ts";
 import { RecordingFs } from "./recording-fs.ts";
 import { ShellSession } from "./shell-session.ts";
 import { LOOP_TICK, loopTickCommand, TERMINAL_HELPER, type TtyInput, terminalCommand } from "./tty.ts";
@@ -388,6 +389,7 @@ export class EmbeddedSandbox implements Sandbox {
         env: options.env,
       };
     }
+    await fixLoopStatus();
     const finite = Number.isFinite(options.timeoutMs);
     // The deadline and the caller's signal in one signal whose `aborted` just-bash reads between
     // statements and in its loops: a stop reaches `while true; do :; done` synchronously.
