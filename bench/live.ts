@@ -138,6 +138,7 @@ export async function benchPython(): Promise<BenchRow[]> {
   const { createEmbeddedSandbox } = await import("../src/host/create-runtime.ts");
   const { pythonRunner } = await import("../src/sandbox/embedded/python/index.ts");
   const [nativeTrip, nativeStop] = await nativePython();
+  const [nativeSleepStop, nativeSleepCpu] = await nativeSleep();
   registerNodeAssets();
   const sandbox = await createEmbeddedSandbox();
   await sandbox.writeFile("/workspace/echo.py", PYTHON_ECHO);
@@ -158,6 +159,27 @@ export async function benchPython(): Promise<BenchRow[]> {
     stops.push(performance.now() - started);
     await session.kill();
   }
+  const sleepStops: number[] = [];
+  for (let i = 0; i < STOPS; i++) {
+    const session = await sandbox.pty(`python3 -c '${SLEEP_THEN_SAY}'`);
+    let output = "";
+    while (!output.endsWith("asleep\n")) output += (await session.read({ yieldMs: 30_000 })).output;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    await session.write("\u0003");
+    while (!output.endsWith("KeyboardInterrupt\n"))
+      output += (await session.read({ yieldMs: 30_000 })).output;
+    sleepStops.push(performance.now() - started);
+    await session.kill();
+  }
+  // The host's CPU time (every thread) for time.sleep(2), less that of a run that does not sleep.
+  const cpuOf = async (code: string) => {
+    const before = process.cpuUsage();
+    await sandbox.exec(`python3 -c '${code}'`, { timeoutMs: 60_000 });
+    const used = process.cpuUsage(before);
+    return (used.user + used.system) / 1000;
+  };
+  const sleepCpu = (await cpuOf("import time; time.sleep(2)")) - (await cpuOf("import time"));
   pythonRunner()?.dispose();
   return [
     {
@@ -170,7 +192,51 @@ export async function benchPython(): Promise<BenchRow[]> {
       ms: median(stops),
       reference: { name: "native python3 in input(), SIGINT → exit", ms: nativeStop },
     },
+    {
+      name: "Ctrl-C python3 asleep in time.sleep (write → KeyboardInterrupt printed)",
+      ms: median(sleepStops),
+      reference: { name: "native python3 in time.sleep, SIGINT → exit", ms: nativeSleepStop },
+    },
+    {
+      name: "CPU time of python3's time.sleep(2) (ms of CPU, not wall clock)",
+      ms: sleepCpu,
+      // Natively a sleep costs no CPU (0 ms): the reference is what this build's sleep did before, a spin.
+      reference: { name: "native python3 spinning 2 s on time.monotonic()", ms: nativeSleepCpu },
+    },
   ];
+}
+
+/** A program that says it is about to sleep, then sleeps a minute. */
+const SLEEP_THEN_SAY = 'import time; print("asleep", flush=True); time.sleep(60)';
+
+/** The real python3 asleep: SIGINT to exit (median); and the CPU time of a 2 s busy wait. */
+async function nativeSleep(): Promise<[number, number]> {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("PYTHON")));
+  const stops: number[] = [];
+  for (let i = 0; i < STOPS; i++) {
+    const child = spawn("python3", ["-c", SLEEP_THEN_SAY], { stdio: ["ignore", "pipe", "ignore"], env });
+    await new Promise<void>((resolve) => child.stdout.once("data", () => resolve()));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const started = performance.now();
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    child.kill("SIGINT");
+    await exited;
+    stops.push(performance.now() - started);
+  }
+  const cpu = (code: string) =>
+    new Promise<number>((resolve) => {
+      const child = spawn("python3", ["-c", `${code}\nimport os; t = os.times(); print(t.user + t.system)`], {
+        stdio: ["ignore", "pipe", "ignore"],
+        env,
+      });
+      let out = "";
+      child.stdout.on("data", (data) => {
+        out += data;
+      });
+      child.on("exit", () => resolve(Number(out) * 1000));
+    });
+  const spin = "import time\nend = time.monotonic() + 2\nwhile time.monotonic() < end: pass";
+  return [median(stops), (await cpu(spin)) - (await cpu("import time"))];
 }
 
 /** The real python3: the same echo loop over pipes (median trip), and SIGINT in input() to exit (median). */
