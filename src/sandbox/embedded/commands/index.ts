@@ -6,10 +6,11 @@ import { lsCommands } from "./ls/ls.ts";
 import { rgCommands } from "./rg/rg.ts";
 import { rmCommands } from "./rm/rm.ts";
 import { sedCommands } from "./sed/sed.ts";
+import { statCommands } from "./stat/stat.ts";
 
 /**
  * Toolroom's own commands that replace just-bash's built-ins of the same name in every embedded
- * shell (awk, gawk, grep, egrep, fgrep, jq, ls, rg, rm, sed): one implementation serves the shell and the
+ * shell (awk, gawk, grep, egrep, fgrep, jq, ls, rg, rm, sed, stat): one implementation serves the shell and the
  * tools. Each command lives in its own folder with its tests; add a command here to register it.
  */
 export function embeddedCommands(): Command[] {
@@ -21,5 +22,6 @@ export function embeddedCommands(): Command[] {
     ...rgCommands(),
     ...rmCommands(),
     ...sedCommands(),
+    ...statCommands(),
   ];
 }
