@@ -385,8 +385,8 @@ const PIPED_STDIN_READERS = new Set(["rg"]);
 
 /**
  * Our commands whose output printed before a stop is kept (TERMINAL_OUTPUT_VARIABLE): they poll the
- * stop signal and return what they printed, which just-bash would drop; node and python3 also
- * print to a session's terminal as they run.
+ * stop signal and return what they printed, which just-bash would drop; node, python3 and pytest
+ * also print to a session's terminal as they run.
  */
 const KEPT_WHEN_STOPPED = new Set([
   "awk",
@@ -400,6 +400,7 @@ const KEPT_WHEN_STOPPED = new Set([
   "node",
   "python3",
   "python",
+  "pytest",
 ]);
 
 /** `NAME=value`, prefixed to a command (command-io.ts reads it). */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime, createEmbeddedSandbox } from "../../host/create-runtime.ts";
 import { registerNodeAssets } from "../../host/node-assets.ts";
+import { debianPytest } from "../../test-support/python-packages.ts";
 import { CALLS_CHANNEL, StopBoard } from "../stop-signal.ts";
 import { readUntil } from "../testing/read-until.ts";
 import { hasProgram, realUnderPty } from "../testing/real-pty.ts";
@@ -133,6 +134,27 @@ describe("node and python3 print to a session's terminal as they run, whatever t
       expect(output, program).toContain("status 130\n");
       expect(output, program).not.toContain("stopped");
     }
+  }, 180_000);
+
+  it("streams pytest's report as it runs and keeps it, with its KeyboardInterrupt summary, on Ctrl-C", async () => {
+    pythonRunner()!.setPackages(await debianPytest());
+    await box.mkdir("/workspace/slow", { recursive: true });
+    await box.writeFile(
+      "/workspace/slow/test_slow.py",
+      "import time\n\ndef test_quick():\n    pass\n\ndef test_slow():\n    time.sleep(60)\n",
+    );
+    const session = await box.pty("bash");
+    await session.write("cd slow && pytest -q < /dev/null\n");
+    // The first test's dot comes while the second one sleeps: printed as it runs, not at the end.
+    const printed = await readUntil(session, (output) => output.includes("\n."), 120_000);
+    await pause(300);
+    await session.write("\u0003");
+    const end = await readUntil(session, (output) => /in [\d.]+s\n/u.test(output), 60_000);
+    const output = printed.output + end.output;
+    expect(output).toMatch(/\n\.\^C\n/u);
+    expect(output).toContain("!!! KeyboardInterrupt !!!");
+    expect(output).toMatch(/1 passed in [\d.]+s\n/u);
+    pythonRunner()!.setPackages([]);
   }, 180_000);
 
   it("keeps what python3 printed before Ctrl-C in exec_command / write_stdin sessions, stdin not the terminal", async () => {
