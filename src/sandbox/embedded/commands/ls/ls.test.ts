@@ -58,6 +58,55 @@ describe("ls -l", () => {
     expect(modesAndNames(ran.stdout)).toEqual(want);
   });
 
+  it.each([
+    "ls -l",
+    "TZ=Asia/Kolkata ls -l plain.txt run.sh secret",
+    "TZ=America/New_York ls -l link plain.txt",
+  ])("%s: sizes and times of files and links as GNU ls", async (script) => {
+    const dated = `${SETUP} && touch -d '2024-03-05 23:07:08' plain.txt secret && touch -d '2025-01-31 01:02:03' run.sh`;
+    // size, month, day, year-or-time and name of each file or link line (a folder's size is its own here)
+    const columns = (output: string) =>
+      output
+        .split("\n")
+        .filter((line) => /^[-l]/u.test(line))
+        .map((line) => {
+          const fields = line.split(/ +/u);
+          // a link made now: its time is this minute, compare only that it is not its target's
+          return fields[0]!.startsWith("l")
+            ? `${fields[4]} ${fields.slice(8).join(" ")}`
+            : fields.slice(4).join(" ");
+        });
+    const sandbox = await EmbeddedSandbox.create();
+    const setup = await sandbox.exec(dated);
+    expect(setup.exitCode, setup.stderr).toBe(0);
+    const ran = await sandbox.exec(script);
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), "toolroom-ls-"));
+    execFileSync("sh", ["-c", dated], { cwd: dir });
+    const want = execFileSync("sh", ["-c", script], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { LANG: "C", TZ: "UTC" },
+    });
+    expect(columns(ran.stdout)).toEqual(columns(want));
+    // a link's line shows the link's own time, as stat does, never its target's 2024
+    for (const line of ran.stdout.split("\n").filter((l) => l.startsWith("l")))
+      expect(line).not.toMatch(/2024|2025/u);
+  });
+
+  it("prints times in $TZ, else UTC, as date and stat do", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    const ran = await sandbox.exec(
+      "touch -d '2024-03-05 23:07:08' f && ls -l f && TZ=Asia/Tokyo ls -l f && stat -c %y f && TZ=Asia/Tokyo stat -c %y f",
+    );
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    const lines = ran.stdout.split("\n");
+    expect(lines[0]).toMatch(/ Mar {2}5 {2}2024 f$/u);
+    expect(lines[1]).toMatch(/ Mar {2}6 {2}2024 f$/u);
+    expect(lines[2]).toMatch(/^2024-03-05 23:07:08/u);
+    expect(lines[3]).toMatch(/^2024-03-06 08:07:08/u);
+  });
+
   it("spells every special bit as GNU does", () => {
     expect(modeColumn("file", 0o4644)).toBe("-rwSr--r--");
     expect(modeColumn("file", 0o6755)).toBe("-rwsr-sr-x");

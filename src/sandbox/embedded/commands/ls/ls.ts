@@ -1,10 +1,14 @@
 import { Bash, type Command, defineCommand, type ResolvedCommandContext } from "just-bash";
+import { shellZone, zoned } from "../time-zone.ts";
 
 /**
  * ls is just-bash's, but its long format printed a fixed mode (-rw-r--r--, drwxr-xr-x) whatever
  * the file's: here each long line's mode column is the entry's real one, as GNU ls prints it
  * (chmod +x shows, a symlink is lrwxrwxrwx with its target, setuid/setgid/sticky as s/S/t/T), and
- * a folder's name has no "/" unless -F asks for one.
+ * a folder's name has no "/" unless -F asks for one. A symlink's line shows the link's own size
+ * (its target's length) and time, as GNU's and `stat`'s (just-bash's showed its target's, a dangling
+ * one 0 and Jan 1), and every time is in the shell's zone ($TZ, else UTC, as `date` and `stat`;
+ * just-bash's was the host's, a browser user's own).
  */
 
 let builtin: Command | undefined;
@@ -16,6 +20,30 @@ function builtinLs(): Command {
   );
   if (!builtin) throw new Error("just-bash has no ls command");
   return builtin;
+}
+
+/** The size column as just-bash prints it (-h: K, M, G with one decimal below 10). */
+function sizeColumn(size: number, human: boolean): string {
+  if (!human || size < 1024) return String(size).padStart(5);
+  const [value, unit] =
+    size < 1024 ** 2
+      ? [size / 1024, "K"]
+      : size < 1024 ** 3
+        ? [size / 1024 ** 2, "M"]
+        : [size / 1024 ** 3, "G"];
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)}${unit}`.padStart(5);
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/** The date column as just-bash prints it (the time within the last 180 days, else the year), in `zone`. */
+export function dateColumn(date: Date, zone: string, now: number): string {
+  const [day, time] = zoned(date, zone).fields.split(" ") as [string, string];
+  const [year, month, dayOfMonth] = day.split("-") as [string, string, string];
+  const head = `${MONTHS[Number(month) - 1]} ${String(Number(dayOfMonth)).padStart(2)}`;
+  return date.getTime() > now - 180 * 24 * 3600 * 1000
+    ? `${head} ${time.slice(0, 5)}`
+    : `${head}  ${Number(year)}`;
 }
 
 /** A long line as just-bash prints it: mode, links, owner, group, size, date, name. */
@@ -45,11 +73,12 @@ interface Options {
   long: boolean;
   directories: boolean;
   classify: boolean;
+  human: boolean;
   operands: string[];
 }
 
 function options(args: string[]): Options {
-  const result: Options = { long: false, directories: false, classify: false, operands: [] };
+  const result: Options = { long: false, directories: false, classify: false, human: false, operands: [] };
   let flags = true;
   for (const arg of args) {
     if (flags && arg === "--") flags = false;
@@ -57,8 +86,10 @@ function options(args: string[]): Options {
       if (arg.includes("l")) result.long = true;
       if (arg.includes("d")) result.directories = true;
       if (arg.includes("F")) result.classify = true;
+      if (arg.includes("h")) result.human = true;
     } else if (flags && arg.startsWith("--")) {
-      // just-bash's own long options; none changes which entry a line names
+      if (arg === "--human-readable") result.human = true;
+      // just-bash's other long options change no column we rewrite
     } else result.operands.push(arg);
   }
   return result;
@@ -74,6 +105,15 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
     const only = ctx.fs.resolvePath(ctx.cwd, parsed.operands[0]!);
     if ((await ctx.fs.stat(only).catch(() => null))?.isDirectory) base = only;
   }
+  const zone = shellZone(ctx);
+  const now = Date.now();
+  // Owner, group and links as just-bash's; size and time the entry's own (a link's, not its target's).
+  const middle = (shown: string, stat: { size: number; mtime: Date }, link: boolean) => {
+    const size = link
+      ? sizeColumn(stat.size, parsed.human)
+      : (/^ 1 user user +(\S+) /u.exec(shown)?.[1] ?? "").padStart(5);
+    return ` 1 user user ${size} ${dateColumn(stat.mtime, zone, now)} `;
+  };
   const lines = result.stdout.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -99,10 +139,11 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
         const to = parsed.classify ? await ctx.fs.stat(path).catch(() => null) : null;
         const mark = to?.isDirectory ? "/" : to && to.mode & 0o111 ? "*" : "";
         lines[i] =
-          `${modeColumn("symlink", 0o777)}${long[2]}${name}${target === null ? "" : ` -> ${target}${mark}`}`;
+          `${modeColumn("symlink", 0o777)}${middle(long[2]!, stat, true)}${name}${target === null ? "" : ` -> ${target}${mark}`}`;
       } else {
         const type = stat.isDirectory ? "directory" : "file";
-        lines[i] = `${modeColumn(type, stat.mode)}${long[2]}${parsed.classify ? shown : name}`;
+        lines[i] =
+          `${modeColumn(type, stat.mode)}${middle(long[2]!, stat, false)}${parsed.classify ? shown : name}`;
       }
       break;
     }

@@ -1,5 +1,6 @@
 import { type Command, defineCommand, type ResolvedCommandContext } from "just-bash";
 import { modeColumn } from "../ls/ls.ts";
+import { shellZone, zoned } from "../time-zone.ts";
 
 /**
  * stat as GNU coreutils' stat 9.1, for what the sandbox's filesystem can tell (just-bash's knew a few
@@ -98,36 +99,6 @@ function fileType(entry: Entry): string {
 function rawMode(entry: Entry): number {
   const type = entry.type === "directory" ? 0o040000 : entry.type === "symlink" ? 0o120000 : 0o100000;
   return type | (entry.mode & 0o7777);
-}
-
-/** The zone offset ("+0100") and local fields of an instant in a time zone. */
-function zoned(date: Date, zone: string): { fields: string; offset: string } {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone: zone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(date);
-  const part = (type: string) => parts.find((p) => p.type === type)?.value ?? "00";
-  const year = Number(part("year"));
-  const local = Date.UTC(
-    year,
-    Number(part("month")) - 1,
-    Number(part("day")),
-    Number(part("hour")),
-    Number(part("minute")),
-    Number(part("second")),
-  );
-  const minutes = Math.round((local - Math.floor(date.getTime() / 1000) * 1000) / 60000);
-  const sign = minutes < 0 ? "-" : "+";
-  const abs = Math.abs(minutes);
-  const offset = `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}${String(abs % 60).padStart(2, "0")}`;
-  const fields = `${String(year).padStart(4, "0")}-${part("month")}-${part("day")} ${part("hour")}:${part("minute")}:${part("second")}`;
-  return { fields, offset };
 }
 
 /** Seconds and nanoseconds of a Date (millisecond precision, as the filesystem keeps it). */
@@ -542,8 +513,7 @@ async function runStat(args: string[], ctx: ResolvedCommandContext) {
       stderr: "stat: missing operand\nTry 'stat --help' for more information.\n",
       exitCode: 1,
     };
-  const zoneName = ctx.env.get("TZ");
-  const zone = zoneName && validZone(zoneName) ? zoneName : "UTC";
+  const zone = shellZone(ctx);
   const format = parsed.format ?? (parsed.terse ? TERSE_FORMAT : DEFAULT_FORMAT);
   const out = { text: "", warnings: "" };
   let stderr = "";
@@ -590,15 +560,6 @@ async function runStat(args: string[], ctx: ResolvedCommandContext) {
     }
   }
   return { stdout: out.text, stderr: stderr + out.warnings, exitCode };
-}
-
-function validZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat(undefined, { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function statCommands(): Command[] {
