@@ -48,6 +48,7 @@ const SAME = [
   "stat x",
   "stat -c %n a.txt x big",
   "stat a.txt/x",
+  "stat -c '%n %F' dl/ d/ a.txt/ dang/ l/ 'sp link/'",
   "stat -L dang",
   "stat",
   "stat -q a.txt",

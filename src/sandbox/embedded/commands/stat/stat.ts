@@ -527,7 +527,10 @@ async function runStat(args: string[], ctx: ResolvedCommandContext) {
     const path = ctx.fs.resolvePath(ctx.cwd, operand);
     let entry: Entry;
     try {
-      const stat = parsed.dereference ? await ctx.fs.stat(path) : await ctx.fs.lstat(path);
+      // A trailing slash names the folder a link points to, and only a folder (as the kernel reads it).
+      const slash = operand.endsWith("/");
+      const stat = parsed.dereference || slash ? await ctx.fs.stat(path) : await ctx.fs.lstat(path);
+      if (slash && !stat.isDirectory) throw new Error("ENOTDIR: not a directory");
       const type = stat.isSymbolicLink ? "symlink" : stat.isDirectory ? "directory" : "file";
       const target = type === "symlink" ? await ctx.fs.readlink(path) : null;
       entry = {
