@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import type { Bash } from "just-bash";
 import { describe, expect, it } from "vitest";
+import { readUntil } from "../testing/read-until.ts";
 import { EmbeddedSandbox } from "./embedded-sandbox.ts";
 import { fixLoopStatus } from "./loop-status.ts";
 
@@ -57,6 +58,21 @@ describe("loop status after break/continue", () => {
     const ran = await sandbox.exec(script);
     const want = bash(script);
     expect({ stdout: ran.stdout, exitCode: ran.exitCode }, ran.stderr).toEqual(want);
+  });
+
+  it("holds in a terminal session too, where each loop pass starts with a tick", async () => {
+    const script = [
+      'for i in 1 2; do false; break; done; echo "a=$?"',
+      'i=0; while [ $i -lt 2 ]; do i=$((i + 1)); false; continue; done; echo "b=$?"',
+      'n=0; until [ $n -ge 2 ]; do n=$((n + 1)); false; done; echo "c=$?"',
+      'i=; while [ "$i" != a ] || break; do i=a; false; done; echo "d=$?"',
+    ].join("; ");
+    const box = await EmbeddedSandbox.create();
+    const session = await box.pty("bash");
+    await session.write(`${script}; echo end\n`);
+    const read = await readUntil(session, (output) => output.includes("end\n"));
+    const printed = read.output.split("\n").filter((line) => /^[a-d]=\d+$/u.test(line));
+    expect(printed.join("\n")).toBe(bash(script).stdout.trim());
   });
 
   it("finds just-bash's interpreter to fix (fails here if just-bash changed shape)", async () => {
