@@ -38,6 +38,7 @@ const SCRIPTS = [
   "printf '%s\\n' a b c | head -n 2",
   "echo out; sleep 0; echo done",
   "echo 'héllo wörld'; printf 'caf\\xc3\\xa9\\n'",
+  "env X=1 printenv X; env -i Y=2 printenv Y",
 ];
 
 describe("the live rewrite changes nothing a script does", () => {

@@ -196,7 +196,10 @@ class Rewriter {
       name !== undefined && PIPED_STDIN_READERS.has(name) && (!inner.tty || this.enabled.stdinMoved);
     const terminalOutput = `${inner.out ? "1" : ""}${inner.err ? "2" : ""}`;
     const kept =
-      this.enabled.stream && terminalOutput !== "" && name !== undefined && KEPT_WHEN_STOPPED.has(name);
+      this.enabled.stream &&
+      terminalOutput !== "" &&
+      name !== undefined &&
+      (KEPT_WHEN_STOPPED.has(name) || (name === "env" && envRunsKept(original.args)));
     const assignments = [
       ...original.assignments,
       ...(piped ? [prefixAssignment(PIPED_STDIN_VARIABLE, "1")] : []),
@@ -402,6 +405,22 @@ const KEPT_WHEN_STOPPED = new Set([
   "python",
   "pytest",
 ]);
+
+/**
+ * Whether `env [NAME=value…] command …` runs one of KEPT_WHEN_STOPPED: env hands its environment,
+ * the mark included, to that command. Not for `env` alone (it prints the environment), a shell
+ * (`env X=1 bash -c …` would hand the mark to commands whose output goes elsewhere), options
+ * (`-i` drops it anyway) or a computed word.
+ */
+function envRunsKept(args: WordNode[]): boolean {
+  for (const word of args) {
+    const text = literalOf(word);
+    if (text === undefined || text.startsWith("-")) return false;
+    if (/^[A-Za-z_]\w*=/u.test(text)) continue;
+    return KEPT_WHEN_STOPPED.has(text);
+  }
+  return false;
+}
 
 /** `NAME=value`, prefixed to a command (command-io.ts reads it). */
 function prefixAssignment(name: string, value: string): SimpleCommandNode["assignments"][number] {

@@ -6,6 +6,7 @@ import { CALLS_CHANNEL, StopBoard } from "../stop-signal.ts";
 import { readUntil } from "../testing/read-until.ts";
 import { hasProgram, realUnderPty } from "../testing/real-pty.ts";
 import { stopLater } from "../testing/stop-later.ts";
+import { TERMINAL_OUTPUT_VARIABLE } from "./commands/command-io.ts";
 import type { EmbeddedSandbox } from "./embedded-sandbox.ts";
 import { createPythonCommands, pythonRunner } from "./python/index.ts";
 
@@ -84,6 +85,11 @@ const CASES = [
     ownStatus: true,
   },
   {
+    name: "python3 run by env, asleep",
+    command: `env LC_ALL=C python3 -c "import time; print('hi', flush=True); time.sleep(30)" < /dev/null`,
+    marker: "hi\n",
+  },
+  {
     name: "node waiting on a timer, reading the terminal",
     command: `node -e "console.log('a'); setTimeout(() => console.log('never'), 30000)"`,
     marker: "a\n",
@@ -156,6 +162,16 @@ describe("node and python3 print to a session's terminal as they run, whatever t
     expect(output).toMatch(/1 passed in [\d.]+s\n/u);
     pythonRunner()!.setPackages([]);
   }, 180_000);
+
+  it("keeps the terminal mark out of what env and the programs show of the environment", async () => {
+    const session = await box.pty(
+      `env; env X=1 env; env X=1 bash -c env; node -e "console.log(Object.keys(process.env).join())"; python3 -c "import os; print(list(os.environ))" < /dev/null`,
+    );
+    const end = await readUntil(session, () => false, 60_000);
+    expect(end).toMatchObject({ exited: true, exitCode: 0 });
+    expect(end.output).toContain("X=1");
+    expect(end.output).not.toContain(TERMINAL_OUTPUT_VARIABLE);
+  }, 120_000);
 
   it("keeps what python3 printed before Ctrl-C in exec_command / write_stdin sessions, stdin not the terminal", async () => {
     const runtime = await createEmbeddedRuntime({ session: "test", approver: async () => "allow" });
