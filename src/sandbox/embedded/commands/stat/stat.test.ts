@@ -43,6 +43,9 @@ const SAME = [
   "TZ=Asia/Kolkata stat -c '%y|%x' a.txt",
   "TZ=America/New_York stat -c '%y' a.txt d",
   "stat -c %n a.txt -c %s big",
+  // GNU quotes %N only where the format holds "%N" itself, as $QUOTING_STYLE says
+  "stat -c '%N|%13N|%-9N' l 'a b'; stat -c '[%13N]' l 'a b'; stat --printf='%.4N\n' \"it's\"",
+  "QUOTING_STYLE=literal stat -c '%N' l 'a b'; QUOTING_STYLE=shell-escape-always stat -c %N 'a b'",
   "stat --form=%n a.txt; stat --dereference --format=%F dl; stat --terse -L dl > /dev/null; echo $?",
   // errors: the message, the status, and what was printed before them
   "stat x",
@@ -84,6 +87,36 @@ describe("stat", () => {
 
   it.each(SAME)("%s: as GNU stat", async (script) => {
     const want = native(dir, script);
+    expect(await ours(script)).toEqual(want);
+  });
+
+  it("formats random directives with flags, width and precision as GNU stat (seeded)", async () => {
+    let seed = 20261127;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    const formats: string[] = [];
+    const links: string[] = [];
+    for (let f = 0; f < 90; f++) {
+      // the directives whose values a real folder and the sandbox share (a link's times are not), and unknown ones
+      const directives = f < 60 ? "nNsaAFfYyXxBo%qjk" : "nNsaAFfBo%q";
+      const parts: string[] = [];
+      for (let d = 0; d < 12; d++) {
+        const flags = [..."-+ #0"].filter(() => random(4) === 0).join("");
+        const width = random(3) === 0 ? "" : String(random(14));
+        const precision = random(3) === 0 ? `.${random(3) === 0 ? "" : random(13)}` : "";
+        const conversion = directives[random(directives.length)]!;
+        parts.push(conversion === "%" ? "%%" : `%${flags}${width}${precision}${conversion}`);
+      }
+      (f < 60 ? formats : links).push(parts.join("|"));
+    }
+    const script = [
+      ...formats.map((format) => `stat -c '${format}' a.txt big tool 'a b'`),
+      ...links.map((format) => `stat -c '${format}' l dang 'sp link'`),
+    ].join("; ");
+    const want = native(dir, script);
+    expect(want.exitCode, want.stderr).toBe(0);
     expect(await ours(script)).toEqual(want);
   });
 

@@ -31,7 +31,7 @@ interface Entry {
 
 type Value =
   | { kind: "string"; text: string }
-  | { kind: "int"; n: number; base: 8 | 10 | 16 }
+  | { kind: "int"; n: number; base: 8 | 10 | 16; signed: boolean }
   | { kind: "time"; date: Date | null };
 
 class InvalidDirective extends Error {}
@@ -131,11 +131,11 @@ function pad(text: string, spec: Spec, zeroOk: boolean): string {
 }
 
 /** An integer as C's printf prints it with the directive's flags, width and precision. */
-function formatInt(n: number, base: 8 | 10 | 16, spec: Spec): string {
+function formatInt(n: number, base: 8 | 10 | 16, spec: Spec, signed = true): string {
   let digits = Math.abs(n).toString(base);
   if (spec.precision !== null) digits = digits.padStart(spec.precision, "0");
   let prefix = "";
-  if (base === 10)
+  if (base === 10 && signed)
     prefix = n < 0 ? "-" : spec.flags.includes("+") ? "+" : spec.flags.includes(" ") ? " " : "";
   else if (spec.flags.includes("#") && n !== 0) {
     if (base === 8 && !digits.startsWith("0")) digits = `0${digits}`;
@@ -149,28 +149,61 @@ function formatString(text: string, spec: Spec): string {
   return pad(cut, spec, false);
 }
 
-/** A time in seconds since the epoch; a precision adds that many digits of the fraction (GNU's out_epoch_sec). */
-function formatEpoch(date: Date | null, spec: Spec): string {
+/**
+ * A time in seconds since the epoch as GNU's out_epoch_sec prints it from the directive's text
+ * (`prefix`: "%", flags, width, "." and precision): the precision adds that many digits of the
+ * fraction ("." alone nine), the width holds the whole number (a "-" pads after the fraction).
+ */
+function formatEpoch(date: Date | null, prefix: string): string {
   const { seconds, nanos } = date ? epoch(date) : { seconds: 0, nanos: 0 };
-  if (spec.precision === null) return formatInt(seconds, 10, spec);
-  const precision = spec.precision;
-  if (precision === 0) return formatInt(seconds, 10, { ...spec, precision: null });
-  const left = spec.flags.includes("-");
-  const width = spec.width ?? 0;
-  const secondsWidth = width > 1 && width - 1 - precision > 1 ? width - 1 - precision : null;
+  const dot = prefix.indexOf(".");
+  let secondsPrefix = prefix;
+  let width = 0;
+  let precision = 0;
+  if (dot >= 0) {
+    secondsPrefix = prefix.slice(0, dot);
+    const digits = /^\d+/u.exec(prefix.slice(dot + 1))?.[0];
+    precision = digits === undefined ? 9 : Math.min(Number(digits), 2 ** 31 - 1);
+    if (precision > 0 && /\d/u.test(prefix[dot - 1] ?? "")) {
+      let start = dot - 1;
+      while (/\d/u.test(prefix[start - 1] ?? "")) start--;
+      width = Number(prefix.slice(start, dot));
+      if (width > 1) {
+        // The digits before the dot are the width (their first "0" stays a flag).
+        if (prefix[start] === "0") start++;
+        secondsPrefix = prefix.slice(0, start);
+        const forSeconds = width - 1 - precision;
+        if (width - 1 > 1 && forSeconds > 1) {
+          const left = secondsPrefix.includes("-");
+          secondsPrefix = secondsPrefix.replaceAll("-", "") + (left ? "" : String(forSeconds));
+        }
+      }
+    }
+  }
+  const parsed = /^%([-+ #0'I]*)(\d*)/u.exec(secondsPrefix)!;
   const whole = formatInt(seconds, 10, {
-    flags: spec.flags.replace("-", ""),
-    width: left ? null : secondsWidth,
+    flags: parsed[1]!,
+    width: parsed[2] ? Number(parsed[2]) : null,
     precision: null,
   });
-  const fraction = String(nanos).padStart(9, "0").slice(0, Math.min(9, precision)).padEnd(precision, "0");
-  const text = `${whole}.${fraction}`;
-  return left ? text.padEnd(width) : text;
+  if (precision === 0) return whole;
+  const shown = Math.min(9, precision);
+  const fraction = String(Math.floor(nanos / 10 ** (9 - shown))).padStart(shown, "0");
+  // Digits past nine are zeros; the rest of the width, spaces after them (C's "%-*.*d" of 0).
+  const trailingWidth =
+    whole.length < width && width - whole.length > 1 ? width - whole.length - 1 - shown : 0;
+  return `${whole}.${fraction}${"0".repeat(precision - shown).padEnd(Math.abs(trailingWidth))}`;
 }
 
-function directive(entry: Entry, char: string, zone: string, utf8: boolean): Value | null {
+function directive(entry: Entry, char: string, zone: string): Value | null {
   const string = (text: string): Value => ({ kind: "string", text });
-  const int = (n: number, base: 8 | 10 | 16 = 10): Value => ({ kind: "int", n, base });
+  // Unsigned, as GNU's: "+" and " " add no sign (only the size and the times are signed).
+  const int = (n: number, base: 8 | 10 | 16 = 10, signed = false): Value => ({
+    kind: "int",
+    n,
+    base,
+    signed,
+  });
   switch (char) {
     case "a":
       return int(entry.mode & 0o7777, 8);
@@ -202,14 +235,10 @@ function directive(entry: Entry, char: string, zone: string, utf8: boolean): Val
       return string("/");
     case "n":
       return string(entry.name);
-    case "N": {
-      const quoted = shellQuote(entry.name, utf8);
-      return string(entry.target === null ? quoted : `${quoted} -> ${shellQuote(entry.target, utf8)}`);
-    }
     case "o":
       return int(IO_BLOCK);
     case "s":
-      return int(entry.size);
+      return int(entry.size, 10, true);
     case "t":
     case "T":
       return int(0, 16);
@@ -236,7 +265,7 @@ const FLAGS = "-+ #0'I";
 function expand(
   format: string,
   entry: Entry,
-  options: { escapes: boolean; zone: string; utf8: boolean },
+  options: { escapes: boolean; zone: string; utf8: boolean; quote: boolean },
   out: { text: string; warnings: string },
 ): void {
   let i = 0;
@@ -280,11 +309,25 @@ function expand(
       i = j + 2;
       continue;
     }
-    const value = directive(entry, conversion, options.zone, options.utf8);
+    // %N: the name and a link's target, each formatted, quoted only where GNU quotes (see runStat).
+    if (conversion === "N") {
+      const name = (text: string) =>
+        formatString(options.quote ? shellQuote(text, options.utf8) : text, spec);
+      out.text += name(entry.name);
+      if (entry.target !== null) {
+        out.text += ` -> ${name(entry.target)}`;
+        // GNU 9.1 strips a string's flags other than "-" in place and reuses the directive for the
+        // target: one stripped flag leaves its "s" conversion behind, printed after the target.
+        if ([...flags].filter((flag) => flag !== "-").length === 1) out.text += "s";
+      }
+      i = j + 1;
+      continue;
+    }
+    const value = directive(entry, conversion, options.zone);
     if (value === null) out.text += "?";
     else if (value.kind === "string") out.text += formatString(value.text, spec);
-    else if (value.kind === "int") out.text += formatInt(value.n, value.base, spec);
-    else out.text += formatEpoch(value.date, spec);
+    else if (value.kind === "int") out.text += formatInt(value.n, value.base, spec, value.signed);
+    else out.text += formatEpoch(value.date, format.slice(i, j));
     i = j + 1;
   }
 }
@@ -515,6 +558,16 @@ async function runStat(args: string[], ctx: ResolvedCommandContext) {
     };
   const zone = shellZone(ctx);
   const format = parsed.format ?? (parsed.terse ? TERSE_FORMAT : DEFAULT_FORMAT);
+  // GNU quotes %N's names only when the format given holds "%N" as such (its default format names
+  // the file unquoted, and so does "%13N" alone), in $QUOTING_STYLE's style, shell-escape-always unless set.
+  const style = ctx.env.get("QUOTING_STYLE") ?? "";
+  if (parsed.format?.includes("%N") && !["", "shell-escape-always", "literal"].includes(style))
+    return {
+      stdout: "",
+      stderr: `stat: QUOTING_STYLE=${style} is not available in the sandbox (shell-escape-always and literal are)\n`,
+      exitCode: 1,
+    };
+  const quoteNames = parsed.format?.includes("%N") === true && style !== "literal";
   const out = { text: "", warnings: "" };
   let stderr = "";
   let exitCode = 0;
@@ -551,7 +604,7 @@ async function runStat(args: string[], ctx: ResolvedCommandContext) {
     if (parsed.format === null && !parsed.terse)
       out.text += `  File: ${entry.name}${entry.target === null ? "" : ` -> ${entry.target}`}\n`;
     try {
-      expand(format, entry, { escapes: parsed.escapes, zone, utf8 }, out);
+      expand(format, entry, { escapes: parsed.escapes, zone, utf8, quote: quoteNames }, out);
       if (parsed.newline) out.text += "\n";
     } catch (error) {
       if (!(error instanceof InvalidDirective)) throw error;
