@@ -59,6 +59,7 @@ const SAME = [
   "stat -c",
   "stat -c 'ab%-' a.txt big",
   "stat -c '%5%' a.txt",
+  "stat -c '%C|%n' a.txt; stat --printf '%5C\\n' a.txt d",
   "stat --printf='\\q|' a.txt",
   "stat --format=%n --cached=bogus a.txt",
 ];
