@@ -33,3 +33,22 @@ test("switching back to a workspace shows its own open file, and none of the oth
   await expect(page.getByTestId("console-result")).toHaveCount(0);
   await expect(page.getByTestId("event-log").locator('[data-request="in-b"]')).toHaveCount(0);
 });
+
+test("a workspace switch keeps the console's dialect and tool (what the person is doing), not its result", async ({
+  page,
+}) => {
+  await openApp(page);
+  await page.getByTestId("tab-console").click();
+  await page.getByTestId("console-profile").selectOption("coding-agent");
+  await runTool(page, "shell", { command: "echo kept" }, { expectStatus: "success" });
+  await expect(page.getByTestId("console-result")).toBeVisible();
+
+  await page.getByText("Workspace actions").click();
+  await page.getByTestId("new-workspace").click();
+  await page.getByTestId("create-workspace").click();
+  await expect(page.getByTestId("workspace-select").locator("option")).toHaveCount(2);
+  await page.getByTestId("tab-console").click();
+  await expect(page.getByTestId("console-profile")).toHaveValue("coding-agent");
+  await expect(page.getByTestId("console-tool")).toHaveValue("shell");
+  await expect(page.getByTestId("console-result")).toHaveCount(0);
+});

@@ -200,6 +200,11 @@ export class AppModel {
   readonly files = new Map<string, EntryType>();
   /** The event log; appended in place, `eventsVersion` says when. */
   readonly events: ToolEvent[] = [];
+  /**
+   * The console's dialect and tool: what the person is doing, not the workspace's, so a switch
+   * (which draws the panes anew) keeps them; its result and fields start from nothing.
+   */
+  readonly consoleChoice = { profile: "", tool: "" };
   private readonly listeners = new Set<() => void>();
   /** Boot times count from the page's navigation, where the first script began the boot. */
   private readonly started = 0;

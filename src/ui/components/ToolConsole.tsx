@@ -22,9 +22,9 @@ export function ToolConsole() {
       ),
     [profiles, lesson],
   );
-  const [profile, setProfile] = useState("");
+  const [profile, setProfile] = useState(model.consoleChoice.profile);
   const [tools, setTools] = useState<ToolInfo[]>([]);
-  const [toolName, setToolName] = useState("");
+  const [toolName, setToolName] = useState(model.consoleChoice.tool);
   const [values, setValues] = useState<Record<string, FieldValue>>({});
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [requestId, setRequestId] = useState("");
@@ -37,6 +37,10 @@ export function ToolConsole() {
     if ((!profile || !published.some((entry) => entry.name === profile)) && published[0])
       setProfile(published[0].name);
   }, [profile, published]);
+  useEffect(() => {
+    model.consoleChoice.profile = profile;
+    model.consoleChoice.tool = toolName;
+  }, [model, profile, toolName]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: sessionVersion: approval modes may change after a restart
   useEffect(() => {
