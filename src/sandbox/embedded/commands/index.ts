@@ -1,5 +1,6 @@
 import type { Command } from "just-bash";
 import { awkCommands } from "./awk/awk.ts";
+import { findCommands } from "./find/find.ts";
 import { grepCommands } from "./grep/grep.ts";
 import { jqCommands } from "./jq/jq.ts";
 import { lsCommands } from "./ls/ls.ts";
@@ -10,12 +11,13 @@ import { statCommands } from "./stat/stat.ts";
 
 /**
  * Toolroom's own commands that replace just-bash's built-ins of the same name in every embedded
- * shell (awk, gawk, grep, egrep, fgrep, jq, ls, rg, rm, sed, stat): one implementation serves the shell and the
+ * shell (awk, gawk, find, grep, egrep, fgrep, jq, ls, rg, rm, sed, stat): one implementation serves the shell and the
  * tools. Each command lives in its own folder with its tests; add a command here to register it.
  */
 export function embeddedCommands(): Command[] {
   return [
     ...awkCommands(),
+    ...findCommands(),
     ...grepCommands(),
     ...jqCommands(),
     ...lsCommands(),

@@ -504,7 +504,7 @@ function failureReason(error: unknown): string {
  * A symlink has none a command can read: its own number is drawn from its path, above 2^32, where
  * just-bash's counted identities never reach.
  */
-function inodeOf(path: string, stat: { ino?: number | bigint; identity?: string }): number {
+export function inodeOf(path: string, stat: { ino?: number | bigint; identity?: string }): number {
   if (typeof stat.ino === "number") return stat.ino;
   const counted = stat.identity?.startsWith("memfs:") ? Number(stat.identity.slice(6)) : Number.NaN;
   if (Number.isSafeInteger(counted)) return counted;

@@ -1,0 +1,130 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { EmbeddedSandbox } from "../../embedded-sandbox.ts";
+
+/**
+ * find -printf held to GNU findutils' find: the same tree (fixed times, modes, links, nested folders,
+ * odd names) in a real folder and in the sandbox, the same commands. GNU walks in readdir order, the
+ * sandbox in name order: multi-file outputs are sorted. Sizes of folders, blocks, links, inodes,
+ * device and owners are the sandbox's own (README, "stat") and are checked against stat instead.
+ */
+
+const ENV = "export LANG=C.UTF-8 TZ=UTC";
+
+const SETUP = [
+  "mkdir -p top/sub/deep 'top/odd dir'",
+  "echo hi > top/a.txt && printf '%3000s' x > top/big && : > top/empty && echo s > top/tool",
+  "echo d > top/sub/deep/f && echo q > \"top/odd dir/it's\" && echo c > top/café",
+  "chmod 4755 top/tool && chmod 600 top/empty && chmod 2750 top/sub/deep && chmod 1777 'top/odd dir'",
+  "ln -s a.txt top/l && ln -s missing top/dang && ln -s sub top/dl",
+  "touch -d '2024-03-05 06:07:08.250' top/a.txt top/big top/empty top/tool top/sub/deep/f \"top/odd dir/it's\" top/café",
+  "touch -d '2023-12-31 23:59:59' top/sub/deep && touch -d '2021-01-04 00:00:01.5' top/sub 'top/odd dir' top",
+].join(" && ");
+
+// Access and change times are the sandbox's modification time (README, "stat"): checked against %t below.
+const TIMES =
+  "%t|%T@|%T+|%TY-%Tm-%Td %TH:%TM:%TS|%Ta %TA %Tb %TB %Tc|%TD %Te %TF %Tg %TG %Th %TI %Tj %Tk %Tl %Tp %TP|%Tr %TR %Ts %TT %Tu %TU %TV %Tw %TW %Tx %TX %Ty %TZ %Tz %T%|%Tq %TE";
+
+const SAME = [
+  "find top -printf '%p|%P|%f|%h|%H|%d|%y|%Y|%l|%m|%M\\n' | sort",
+  `find top -type f -printf '%s|${TIMES}\\n' | sort`,
+  `find top -type d -printf '%p ${TIMES}\\n' | sort`,
+  "find top -maxdepth 1 -type f -printf '[%-10f|%10f|%.2f|%5.1f|%05d|%-5d|%+d|% d|%.3d|%#m|%05m|%-6m|%.4m|%+5m|%#5m|%12M|%-12y|%5%|%-%|%.2%|%-12s|%.1s|%010s]\\n' | sort",
+  "find top -maxdepth 1 -type f -printf '[%5.2t|%-31T+|%14TS|%5Tk|%.3TS|%.2T@|%-8Ta|%#TY|%020T@]\\n' | sort",
+  "find top -maxdepth 0 -printf 'a\\tb\\\\c\\101\\60\\0\\a\\b\\f\\r\\v|\\n'",
+  "find top -maxdepth 1 -name a.txt -printf '%f\\cignored %p\\n'; echo",
+  "find top/ top/sub// ./top/sub -maxdepth 1 -printf '%p|%P|%h|%f|%H|%d\\n' | sort",
+  "cd top/sub && find . .. ../sub/ -maxdepth 1 -name 'd*' -printf '%p|%P|%h|%f|%H\\n' | sort",
+  "find / -maxdepth 0 -printf '%p|%P|%h|%f|%H\\n'",
+  "find top -name '*.txt' -printf 'T %f\\n' -o -type d -printf 'D %f\\n' | sort",
+  "find top/sub -printf '%d ' -print | sort",
+  "find top -depth -name deep -printf '%p %d\\n'",
+  "find top -maxdepth 1 -name '[dl]*' -printf '%p %y %Y %l %m %M\\n' | sort",
+  "TZ=Asia/Kolkata find top -maxdepth 0 -printf '%t|%Tz|%T+|%TH %Tj\\n'",
+  "TZ=America/New_York find top/a.txt -printf '%t|%Tz|%TZ|%T+\\n'",
+  // warnings and errors: GNU's messages, status and what is printed around them
+  "find top -maxdepth 0 -printf '%q|%0-5d|%1$d|\\q|%T'; echo \" rc=$?\"",
+  "find top -maxdepth 0 -printf 'x\\'; echo \" rc=$?\"",
+  "find top -printf 'x%'; echo \" rc=$?\"",
+  "find top -printf '%5'; echo \" rc=$?\"",
+  "find top -maxdepth 0 -printf '[%Z]\\n'; echo \" rc=$?\"",
+  "find top -printf; echo \" rc=$?\"",
+];
+
+function native(dir: string, script: string) {
+  const ran = spawnSync("sh", ["-c", `${ENV}; ${script}`], { cwd: dir, encoding: "utf8" });
+  return { stdout: ran.stdout, stderr: ran.stderr, exitCode: ran.status };
+}
+
+describe("find -printf", () => {
+  let dir: string;
+  let sandbox: EmbeddedSandbox;
+  const ours = async (script: string) => {
+    const ran = await sandbox.exec(`${ENV}; ${script}`);
+    return { stdout: ran.stdout, stderr: ran.stderr, exitCode: ran.exitCode };
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "toolroom-find-"));
+    const real = native(dir, SETUP);
+    expect(real.exitCode, real.stderr).toBe(0);
+    sandbox = await EmbeddedSandbox.create();
+    const setup = await ours(SETUP);
+    expect(setup.exitCode, setup.stderr).toBe(0);
+  }, 60_000);
+
+  // Sorted here by code point: the sandbox's sort orders punctuation as a locale does, GNU's in C.UTF-8 by code point.
+  const sorted = (ran: { stdout: string; stderr: string; exitCode: number | null }, sort: boolean) =>
+    sort ? { ...ran, stdout: `${ran.stdout.split("\n").slice(0, -1).sort().join("\n")}\n` } : ran;
+
+  it.each(SAME)("%s: as GNU find", async (script) => {
+    const sort = script.endsWith(" | sort");
+    const run = sort ? script.slice(0, -" | sort".length) : script;
+    expect(sorted(await ours(run), sort)).toEqual(sorted(native(dir, run), sort));
+  });
+
+  it("prints the values GNU's find reads from stat as the sandbox's stat does", async () => {
+    const got = await ours(
+      [
+        "find top/big -printf '%u %g %U %G %n %i %D %b %k %s\\n'",
+        "stat -c '%U %G %u %g %h %i %d %b' top/big; du top/big | cut -f1; stat -c %s top/big",
+        "find top/sub -maxdepth 0 -printf '%s %b %k %n\\n'; stat -c '%s %b %h' top/sub",
+        "find top/big -printf '%a|%c|%A@|%C@|%AT|%CY\\n%t|%t|%T@|%T@|%TT|%TY\\n'",
+      ].join("; "),
+    );
+    expect(got.exitCode, got.stderr).toBe(0);
+    const [find, stat, du, size, dirFind, dirStat, times, mtimes] = got.stdout.split("\n");
+    expect(times).toBe(mtimes);
+    expect(times).toMatch(/^Tue Mar {2}5 06:07:08\.2500000000 2024\|/u);
+    expect(find).toBe(`${stat} ${du} ${size}`);
+    expect(find).toMatch(/^user user 1000 1000 1 \d+ 0 6 3 3000$/u);
+    const [s, b, , n] = dirFind!.split(" ");
+    expect(`${s} ${b} ${n}`).toBe(dirStat);
+  });
+
+  it("refuses what the in-memory filesystem cannot tell instead of printing it literally", async () => {
+    for (const [format, word] of [
+      ["%F", "file system type"],
+      ["%S", "sparseness"],
+      ["%B@", "birth time"],
+    ] as const) {
+      const got = await ours(`find top -printf '${format}\\n'`);
+      expect(got).toEqual({ stdout: "", stderr: expect.stringContaining(word), exitCode: 1 });
+      expect(got.stderr).toMatch(/^find: /u);
+    }
+    const fprint = await ours("find top -fprintf out '%p\\n'");
+    expect(fprint.exitCode).toBe(1);
+    expect(fprint.stderr).toMatch(/^find: -fprintf is not available/u);
+    const zone = await ours("TZ=Europe/Paris find top -maxdepth 0 -printf '%TZ\\n'");
+    expect(zone.exitCode).toBe(1);
+    expect(zone.stderr).toMatch(/time zone Europe\/Paris/u);
+  });
+
+  it("keeps just-bash's find for everything else (no -printf)", async () => {
+    const got = await ours("find top/sub -name f; find top/sub -name '-printf'; echo rc=$?");
+    expect(got.stdout).toBe("top/sub/deep/f\nrc=0\n");
+  });
+});

@@ -1,0 +1,630 @@
+import { Bash, type Command, defineCommand, type ResolvedCommandContext } from "just-bash";
+import { modeColumn } from "../ls/ls.ts";
+import { inodeOf } from "../stat/stat.ts";
+import { shellZone, zoned } from "../time-zone.ts";
+
+/**
+ * find is just-bash's, but its -printf knew a few directives and printed the others literally
+ * (`%i %n %u` came out as-is, exit 0). Here -printf is GNU findutils 4.9's: every directive, escape,
+ * flag, width and precision. The walk stays just-bash's (which files, in which order, the other
+ * actions): each -printf is handed to it as a marker holding the file's depth and path, and the
+ * markers in its output are replaced by the format expanded for that file. Values the in-memory
+ * filesystem lacks are stat's (README, "stat"): user/user 1000/1000, one link, device 0, just-bash's
+ * identity as inode, blocks from the size, access and change time = modification time.
+ */
+
+const USER = "user";
+const ID = "1000";
+
+let builtin: Command | undefined;
+
+/** just-bash's own find (its command table is private: read once from a shell that has only find). */
+function builtinFind(): Command {
+  builtin ??= (new Bash({ commands: ["find"] }) as unknown as { commands: Map<string, Command> }).commands.get(
+    "find",
+  );
+  if (!builtin) throw new Error("just-bash has no find command");
+  return builtin;
+}
+
+/** Options of just-bash's find that take the next word as their value (it is no predicate then). */
+const TAKES_VALUE = new Set([
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-regex",
+  "-iregex",
+  "-type",
+  "-mtime",
+  "-newer",
+  "-size",
+  "-perm",
+  "-maxdepth",
+  "-mindepth",
+]);
+
+type Piece =
+  | { kind: "text"; text: string }
+  | { kind: "stop" }
+  | { kind: "directive"; text: string; flags: string; width: number | null; precision: number | null; char: string; time?: string };
+
+class FormatError extends Error {}
+
+/** Parses a -printf format as GNU's insert_fprintf: the pieces and the warnings it prints once. */
+function parseFormat(format: string, warnings: string[]): Piece[] {
+  const pieces: Piece[] = [];
+  let text = "";
+  const flush = () => {
+    if (text) pieces.push({ kind: "text", text });
+    text = "";
+  };
+  let i = 0;
+  while (i < format.length) {
+    const char = format[i]!;
+    if (char === "\\") {
+      const next = format[i + 1];
+      if (next === undefined) {
+        warnings.push("find: warning: escape `\\' followed by nothing at all\n");
+        text += "\\";
+        i++;
+        continue;
+      }
+      const octal = /^[0-7]{1,3}/u.exec(format.slice(i + 1));
+      if (octal) {
+        text += String.fromCharCode(Number.parseInt(octal[0], 8) & 0xff);
+        i += 1 + octal[0].length;
+        continue;
+      }
+      const simple: Record<string, string> = {
+        a: "\x07",
+        b: "\b",
+        f: "\f",
+        n: "\n",
+        r: "\r",
+        t: "\t",
+        v: "\v",
+        "\\": "\\",
+      };
+      if (next === "c") {
+        flush();
+        pieces.push({ kind: "stop" });
+        // GNU stops reading the format at \c: nothing after it is printed, nor warned about.
+        return pieces;
+      }
+      if (simple[next] !== undefined) text += simple[next];
+      else {
+        warnings.push(`find: warning: unrecognized escape \`\\${next}'\n`);
+        text += `\\${next}`;
+      }
+      i += 2;
+      continue;
+    }
+    if (char !== "%") {
+      text += char;
+      i++;
+      continue;
+    }
+    const spec = /^%([-+ #]*)(\d*)(?:\.(\d*))?/u.exec(format.slice(i))!;
+    let j = i + spec[0].length;
+    const conversion = format[j];
+    if (conversion === undefined)
+      throw new FormatError(
+        spec[0] === "%"
+          ? "find: error: % at end of format string\n"
+          : // GNU reads the string's terminating NUL as the directive and prints it in its message
+            "find: error: the format directive `%\0' is reserved for future use\n",
+      );
+    const directive = {
+      kind: "directive" as const,
+      text: format.slice(i, j),
+      flags: spec[1]!,
+      width: spec[2] ? Number(spec[2]) : null,
+      precision: spec[3] === undefined ? null : Number(spec[3] || "0"),
+      char: conversion,
+    };
+    j++;
+    if (conversion === "%") {
+      // GNU prints "%%" as "%", and "%5%" as the directive's text without its "%".
+      text += spec[0] === "%" ? "%" : spec[0];
+      i = j;
+      continue;
+    }
+    if ("ACTB".includes(conversion)) {
+      const kind = format[j];
+      if (kind === undefined) {
+        warnings.push(`find: warning: format directive \`%${conversion}' should be followed by another character\n`);
+        text += `%${conversion}`;
+        i = j;
+        continue;
+      }
+      flush();
+      pieces.push({ ...directive, time: kind });
+      i = j + 1;
+      continue;
+    }
+    if (!"pPfhHdsmMyYlniuUgGtakbDcZFS".includes(conversion)) {
+      warnings.push(`find: warning: unrecognized format directive \`%${conversion}'\n`);
+      text += format.slice(i, j);
+      i = j;
+      continue;
+    }
+    flush();
+    pieces.push(directive);
+    i = j;
+  }
+  flush();
+  return pieces;
+}
+
+/** Why a directive cannot be printed in the sandbox, or null. */
+function unavailable(pieces: Piece[]): string | null {
+  for (const piece of pieces) {
+    if (piece.kind !== "directive") continue;
+    if (piece.char === "F") return "%F (file system type): the in-memory filesystem has no file system type";
+    if (piece.char === "S") return "%S (sparseness): the in-memory filesystem keeps no allocated blocks";
+    if (piece.char === "B") return "%B (birth time): the in-memory filesystem keeps no birth time";
+  }
+  return null;
+}
+
+const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const MONTHS = [
+  "January",
+  "February",
+  "March",
+  "April",
+  "May",
+  "June",
+  "July",
+  "August",
+  "September",
+  "October",
+  "November",
+  "December",
+];
+
+class ZoneError extends Error {}
+
+/** The zone's abbreviation as glibc prints %Z, where Intl knows it (else refused: no guess). */
+function zoneName(date: Date, zone: string): string {
+  if (zone === "UTC") return "UTC";
+  const name =
+    new Intl.DateTimeFormat("en-US", { timeZone: zone, timeZoneName: "short" })
+      .formatToParts(date)
+      .find((part) => part.type === "timeZoneName")?.value ?? "";
+  if (/^[A-Z]{3,5}$/u.test(name) && !name.startsWith("GMT")) return name;
+  throw new ZoneError(
+    `find: %Z: the abbreviation of time zone ${zone} is not known in the sandbox (%z prints its offset)\n`,
+  );
+}
+
+const two = (n: number) => String(n).padStart(2, "0");
+
+/** glibc's strftime in the C locale for one conversion character (an unknown one prints as given). */
+function strftime(char: string, date: Date, zone: string): string {
+  const { fields, offset } = zoned(date, zone);
+  const [y, mo, d, h, mi, s] = fields.split(/[- :]/u).map(Number) as [number, number, number, number, number, number];
+  const local = new Date(Date.UTC(y, mo - 1, d));
+  const weekday = local.getUTCDay();
+  const yday = Math.round((local.getTime() - Date.UTC(y, 0, 1)) / 86_400_000);
+  const hour12 = h % 12 === 0 ? 12 : h % 12;
+  // ISO 8601 week and year: the week holding the year's first Thursday is week 1.
+  const isoWeek = () => {
+    const thursday = new Date(local.getTime() + (3 - ((weekday + 6) % 7)) * 86_400_000);
+    const year = thursday.getUTCFullYear();
+    return { year, week: 1 + Math.floor((thursday.getTime() - Date.UTC(year, 0, 1)) / (7 * 86_400_000)) };
+  };
+  const f = (c: string) => strftime(c, date, zone);
+  switch (char) {
+    case "a":
+      return DAYS[weekday]!.slice(0, 3);
+    case "A":
+      return DAYS[weekday]!;
+    case "b":
+    case "h":
+      return MONTHS[mo - 1]!.slice(0, 3);
+    case "B":
+      return MONTHS[mo - 1]!;
+    case "c":
+      return `${f("a")} ${f("b")} ${f("e")} ${f("T")} ${y}`;
+    case "C":
+      return two(Math.floor(y / 100));
+    case "d":
+      return two(d);
+    case "D":
+    case "x":
+      return `${two(mo)}/${two(d)}/${two(y % 100)}`;
+    case "e":
+      return String(d).padStart(2);
+    case "F":
+      return `${String(y).padStart(4, "0")}-${two(mo)}-${two(d)}`;
+    case "g":
+      return two(isoWeek().year % 100);
+    case "G":
+      return String(isoWeek().year);
+    case "H":
+      return two(h);
+    case "I":
+      return two(hour12);
+    case "j":
+      return String(yday + 1).padStart(3, "0");
+    case "k":
+      return String(h).padStart(2);
+    case "l":
+      return String(hour12).padStart(2);
+    case "m":
+      return two(mo);
+    case "M":
+      return two(mi);
+    case "n":
+      return "\n";
+    case "p":
+      return h < 12 ? "AM" : "PM";
+    case "P":
+      return h < 12 ? "am" : "pm";
+    case "r":
+      return `${f("I")}:${two(mi)}:${two(s)} ${f("p")}`;
+    case "R":
+      return `${two(h)}:${two(mi)}`;
+    case "s":
+      return String(Math.floor(date.getTime() / 1000));
+    case "S":
+      return two(s);
+    case "t":
+      return "\t";
+    case "T":
+    case "X":
+      return `${two(h)}:${two(mi)}:${two(s)}`;
+    case "u":
+      return String(weekday === 0 ? 7 : weekday);
+    case "U":
+      return two(Math.floor((yday + 7 - weekday) / 7));
+    case "V":
+      return two(isoWeek().week);
+    case "w":
+      return String(weekday);
+    case "W":
+      return two(Math.floor((yday + 7 - ((weekday + 6) % 7)) / 7));
+    case "y":
+      return two(y % 100);
+    case "Y":
+      return String(y);
+    case "z":
+      return offset;
+    case "Z":
+      return zoneName(date, zone);
+    case "%":
+      return "%";
+    default:
+      return `%${char}`;
+  }
+}
+
+/** The fraction GNU find appends to seconds: nine digits of nanoseconds and a "0" (its quirk). */
+function fraction(date: Date): string {
+  const ms = date.getTime() - Math.floor(date.getTime() / 1000) * 1000;
+  return `.${String(ms * 1_000_000).padStart(9, "0")}0`;
+}
+
+/** A time as %T<kind> (and %t = ctime's layout with the fraction). */
+function timeText(kind: string, date: Date, zone: string): string {
+  if (kind === "@") return `${Math.floor(date.getTime() / 1000)}${fraction(date)}`;
+  if (kind === "+") return `${strftime("F", date, zone)}+${strftime("T", date, zone)}${fraction(date)}`;
+  const text = strftime(kind, date, zone);
+  return "STX".includes(kind) ? text + fraction(date) : text;
+}
+
+function ctimeText(date: Date, zone: string): string {
+  const year = zoned(date, zone).fields.slice(0, 4);
+  return `${strftime("a", date, zone)} ${strftime("b", date, zone)} ${strftime("e", date, zone)} ${strftime("T", date, zone)}${fraction(date)} ${Number(year)}`;
+}
+
+/** C's %s with the directive's width ("-" pads after) and precision (bytes, cut at a whole character). */
+function padString(text: string, piece: { flags: string; width: number | null; precision: number | null }): string {
+  let shown = text;
+  if (piece.precision !== null) {
+    const encoder = new TextEncoder();
+    let bytes = 0;
+    shown = "";
+    for (const char of text) {
+      bytes += encoder.encode(char).length;
+      if (bytes > piece.precision) break;
+      shown += char;
+    }
+  }
+  const length = new TextEncoder().encode(shown).length;
+  const width = piece.width ?? 0;
+  if (length >= width) return shown;
+  const fill = " ".repeat(width - length);
+  return piece.flags.includes("-") ? shown + fill : fill + shown;
+}
+
+/** C's %d / %o with the directive's flags (GNU find honours them for %d and %m only). */
+function padInt(
+  n: number,
+  octal: boolean,
+  piece: { flags: string; width: number | null; precision: number | null; text: string },
+): string {
+  let digits = Math.abs(n).toString(octal ? 8 : 10);
+  if (piece.precision !== null) digits = digits.padStart(piece.precision, "0");
+  if (octal && piece.flags.includes("#") && !digits.startsWith("0")) digits = `0${digits}`;
+  let sign = "";
+  if (!octal) sign = n < 0 ? "-" : piece.flags.includes("+") ? "+" : piece.flags.includes(" ") ? " " : "";
+  const text = sign + digits;
+  const width = piece.width ?? 0;
+  if (text.length >= width) return text;
+  if (piece.flags.includes("-")) return text.padEnd(width);
+  // A width written with a leading 0 is C's zero flag (ignored with a precision).
+  const zero = /^%[-+ #]*0/u.test(piece.text) && piece.precision === null;
+  return zero ? sign + digits.padStart(width - sign.length, "0") : text.padStart(width);
+}
+
+interface Visit {
+  path: string;
+  start: string;
+  depth: number;
+}
+
+interface FileInfo {
+  type: "file" | "directory" | "symlink";
+  mode: number;
+  size: number;
+  mtime: Date;
+  inode: number;
+  target: string;
+  followed: string;
+}
+
+/** %h and %f of a path as GNU find prints them (a starting point's trailing slashes are its own). */
+function dirAndBase(path: string): { dir: string; base: string } {
+  if (path.length > 1 && path.endsWith("/")) {
+    const core = path.replace(/\/+$/u, "");
+    const base = core === "" ? "/" : `${core.slice(core.lastIndexOf("/") + 1)}/`;
+    // GNU 4.9's quirk, as measured: a one-character name (or "/") keeps the slashes before the last
+    // one ("x//" → "x/"), a longer name has no leading directories (".").
+    if (!core.includes("/")) return { dir: core.length <= 1 ? path.slice(0, path.lastIndexOf("/")) : ".", base };
+    return { dir: core.slice(0, core.lastIndexOf("/")), base };
+  }
+  const slash = path.lastIndexOf("/");
+  if (slash < 0) return { dir: ".", base: path };
+  if (path === "/") return { dir: "", base: "/" };
+  return { dir: path.slice(0, slash), base: path.slice(slash + 1) };
+}
+
+async function fileInfo(ctx: ResolvedCommandContext, path: string): Promise<FileInfo | null> {
+  const resolved = ctx.fs.resolvePath(ctx.cwd, path);
+  const stat = await ctx.fs.lstat(resolved).catch(() => null);
+  if (!stat) return null;
+  const type = stat.isSymbolicLink ? "symlink" : stat.isDirectory ? "directory" : "file";
+  let target = "";
+  let followed = type === "directory" ? "d" : type === "symlink" ? "l" : "f";
+  if (type === "symlink") {
+    target = (await ctx.fs.readlink(resolved).catch(() => null)) ?? "";
+    try {
+      const to = await ctx.fs.stat(resolved);
+      followed = to.isDirectory ? "d" : "f";
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      followed = /ELOOP|too many/iu.test(message) ? "L" : "N";
+    }
+  }
+  return {
+    type,
+    mode: stat.mode,
+    size: stat.size,
+    mtime: stat.mtime,
+    inode: inodeOf(resolved, stat as { ino?: number; identity?: string }),
+    target,
+    followed,
+  };
+}
+
+/** One file's -printf output; `errors` gathers GNU's per-file messages (%Z). */
+function expand(
+  pieces: Piece[],
+  visit: Visit,
+  info: FileInfo,
+  zone: string,
+  quote: (text: string) => string,
+  errors: string[],
+): string {
+  let out = "";
+  const { dir, base } = dirAndBase(visit.path);
+  const blocks = info.type === "file" ? Math.ceil(info.size / 1024) * 2 : 0;
+  for (const piece of pieces) {
+    if (piece.kind === "stop") break;
+    if (piece.kind === "text") {
+      out += piece.text;
+      continue;
+    }
+    if (piece.time !== undefined) {
+      out += padString(timeText(piece.time, info.mtime, zone), piece);
+      continue;
+    }
+    const string = (text: string) => {
+      out += padString(text, piece);
+    };
+    switch (piece.char) {
+      case "p":
+        string(visit.path);
+        break;
+      case "P": {
+        const rest = visit.depth === 0 ? "" : visit.path.slice(visit.start.length);
+        string(rest.startsWith("/") ? rest.slice(1) : rest);
+        break;
+      }
+      case "f":
+        string(base);
+        break;
+      case "h":
+        string(dir);
+        break;
+      case "H":
+        string(visit.start);
+        break;
+      case "d":
+        out += padInt(visit.depth, false, piece);
+        break;
+      case "m":
+        out += padInt(info.mode & 0o7777, true, piece);
+        break;
+      case "M":
+        string(modeColumn(info.type, info.type === "symlink" ? 0o777 : info.mode));
+        break;
+      case "s":
+        string(String(info.size));
+        break;
+      case "y":
+        string(info.type === "directory" ? "d" : info.type === "symlink" ? "l" : "f");
+        break;
+      case "Y":
+        string(info.followed);
+        break;
+      case "l":
+        string(info.target);
+        break;
+      case "n":
+        string("1");
+        break;
+      case "i":
+        string(String(info.inode));
+        break;
+      case "u":
+      case "g":
+        string(USER);
+        break;
+      case "U":
+      case "G":
+        string(ID);
+        break;
+      case "t":
+      case "a":
+      case "c":
+        string(ctimeText(info.mtime, zone));
+        break;
+      case "k":
+        string(String(blocks / 2));
+        break;
+      case "b":
+        string(String(blocks));
+        break;
+      case "D":
+        string("0");
+        break;
+      case "Z":
+        // No SELinux context in the sandbox: said as GNU says it where there is none.
+        string("");
+        errors.push(`find: getfilecon failed: ${quote(visit.path)}: No data available\n`);
+        break;
+    }
+  }
+  return out;
+}
+
+/** Where the words of find's expression start (just-bash's rule: the first option-like word). */
+function expressionStart(args: string[]): number {
+  const index = args.findIndex((arg) => arg.startsWith("-") || ["(", "\\(", ")", "\\)", "!"].includes(arg));
+  return index < 0 ? args.length : index;
+}
+
+const MARK_START = "\uE000";
+const MARK_FIELD = "\uE001";
+const MARK_END = "\uE002";
+const MARKER = /\uE000(\d+)\uE001(\d+)\uE001([^\uE000-\uE002]*)\uE002/gu;
+
+async function runFind(args: string[], ctx: ResolvedCommandContext) {
+  const starts = args.slice(0, expressionStart(args));
+  const formats: Piece[][] = [];
+  const warnings: string[] = [];
+  const rewritten = [...args];
+  for (let i = starts.length; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "-exec") {
+      while (i < args.length && args[i] !== ";" && args[i] !== "+") i++;
+    } else if (TAKES_VALUE.has(arg)) i++;
+    else if (arg === "-printf" && i + 1 < args.length) {
+      try {
+        formats.push(parseFormat(args[i + 1]!, warnings));
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        return { stdout: "", stderr: warnings.join("") + error.message, exitCode: 1 };
+      }
+      rewritten[i + 1] = `${MARK_START}${formats.length - 1}${MARK_FIELD}%d${MARK_FIELD}%p${MARK_END}`;
+      i++;
+    } else if (["-fprintf", "-fprint", "-fprint0", "-fls", "-ls"].includes(arg)) {
+      return {
+        stdout: "",
+        stderr: `find: ${arg} is not available in the sandbox's find (-print, -print0 and -printf are)\n`,
+        exitCode: 1,
+      };
+    }
+  }
+  // just-bash's find appends to just-bash's own execution scope, which a command defined outside it has
+  // not: it collects its output instead (the markers are replaced before anything is printed).
+  const collecting = new Proxy(ctx, {
+    get: (target, key) => (key === "executionScope" ? undefined : Reflect.get(target, key, target)),
+  });
+  if (formats.length === 0) return builtinFind().execute(args, collecting);
+  for (const pieces of formats) {
+    const reason = unavailable(pieces);
+    if (reason) return { stdout: "", stderr: `find: ${reason}\n`, exitCode: 1 };
+  }
+  const result = await builtinFind().execute(rewritten, collecting);
+  const stdout = typeof result.stdout === "string" ? result.stdout : "";
+  const visits: { format: number; visit: Visit }[] = [];
+  const givenStarts = starts.length > 0 ? starts : ["."];
+  let failure: string | null = null;
+  for (const match of stdout.matchAll(MARKER)) {
+    const depth = Number(match[2]);
+    const shown = match[3]!;
+    // The starting point: the path without its last `depth` names (a name holds no "/").
+    let cut = shown;
+    for (let d = 0; d < depth; d++) cut = cut.slice(0, cut.lastIndexOf("/"));
+    const derived = depth > 0 && cut === "" ? "/" : cut;
+    // just-bash drops one trailing "/" of a starting point; GNU prints it as given.
+    const candidates = new Set(
+      givenStarts.filter((start) => (start.length > 1 && start.endsWith("/") ? start.slice(0, -1) : start) === derived),
+    );
+    if (candidates.size !== 1) {
+      failure = `find: -printf cannot tell which starting point ${JSON.stringify(shown)} is under (give each once)\n`;
+      break;
+    }
+    const start = [...candidates][0]!;
+    visits.push({ format: Number(match[1]), visit: { path: depth === 0 ? start : shown, start, depth } });
+  }
+  const markers = stdout.split(MARK_START).length - 1;
+  if (!failure && markers !== visits.length)
+    failure = "find: -printf cannot print file names holding the characters U+E000 to U+E002\n";
+  if (failure) return { stdout: "", stderr: failure, exitCode: 1 };
+  const zone = shellZone(ctx);
+  const locale = ctx.env.get("LC_ALL") || ctx.env.get("LC_CTYPE") || ctx.env.get("LANG") || "";
+  const quote = (text: string) => (/utf-?8/iu.test(locale) ? `\u2018${text}\u2019` : `'${text}'`);
+  const errors: string[] = [];
+  const expanded: string[] = [];
+  try {
+    for (const { format, visit } of visits) {
+      const info = await fileInfo(ctx, visit.path);
+      if (!info) {
+        errors.push(`find: ${quote(visit.path)}: No such file or directory\n`);
+        expanded.push("");
+        continue;
+      }
+      expanded.push(expand(formats[format]!, visit, info, zone, quote, errors));
+    }
+  } catch (error) {
+    if (!(error instanceof ZoneError)) throw error;
+    return { stdout: "", stderr: error.message, exitCode: 1 };
+  }
+  let next = 0;
+  const output = stdout.replace(MARKER, () => expanded[next++]!);
+  return {
+    stdout: output,
+    stderr: warnings.join("") + (result.stderr ?? "") + errors.join(""),
+    exitCode: errors.length > 0 && result.exitCode === 0 ? 1 : result.exitCode,
+  };
+}
+
+export function findCommands(): Command[] {
+  return [defineCommand("find", (args, ctx) => runFind(args, ctx))];
+}
