@@ -17,7 +17,7 @@ const ENV = "export LANG=C.UTF-8 TZ=UTC";
 const SETUP = [
   "mkdir -p top/sub/deep 'top/odd dir'",
   "echo hi > top/a.txt && printf '%3000s' x > top/big && : > top/empty && echo s > top/tool",
-  "echo d > top/sub/deep/f && echo q > \"top/odd dir/it's\" && echo c > top/café",
+  'echo d > top/sub/deep/f && echo q > "top/odd dir/it\'s" && echo c > top/café',
   "chmod 4755 top/tool && chmod 600 top/empty && chmod 2750 top/sub/deep && chmod 1777 'top/odd dir'",
   "ln -s a.txt top/l && ln -s missing top/dang && ln -s sub top/dl",
   "touch -d '2024-03-05 06:07:08.250' top/a.txt top/big top/empty top/tool top/sub/deep/f \"top/odd dir/it's\" top/café",
@@ -51,7 +51,7 @@ const SAME = [
   "find top -printf 'x%'; echo \" rc=$?\"",
   "find top -printf '%5'; echo \" rc=$?\"",
   "find top -maxdepth 0 -printf '[%Z]\\n'; echo \" rc=$?\"",
-  "find top -printf; echo \" rc=$?\"",
+  'find top -printf; echo " rc=$?"',
 ];
 
 function native(dir: string, script: string) {

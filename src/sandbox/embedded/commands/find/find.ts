@@ -20,9 +20,9 @@ let builtin: Command | undefined;
 
 /** just-bash's own find (its command table is private: read once from a shell that has only find). */
 function builtinFind(): Command {
-  builtin ??= (new Bash({ commands: ["find"] }) as unknown as { commands: Map<string, Command> }).commands.get(
-    "find",
-  );
+  builtin ??= (
+    new Bash({ commands: ["find"] }) as unknown as { commands: Map<string, Command> }
+  ).commands.get("find");
   if (!builtin) throw new Error("just-bash has no find command");
   return builtin;
 }
@@ -47,7 +47,15 @@ const TAKES_VALUE = new Set([
 type Piece =
   | { kind: "text"; text: string }
   | { kind: "stop" }
-  | { kind: "directive"; text: string; flags: string; width: number | null; precision: number | null; char: string; time?: string };
+  | {
+      kind: "directive";
+      text: string;
+      flags: string;
+      width: number | null;
+      precision: number | null;
+      char: string;
+      time?: string;
+    };
 
 class FormatError extends Error {}
 
@@ -133,7 +141,9 @@ function parseFormat(format: string, warnings: string[]): Piece[] {
     if ("ACTB".includes(conversion)) {
       const kind = format[j];
       if (kind === undefined) {
-        warnings.push(`find: warning: format directive \`%${conversion}' should be followed by another character\n`);
+        warnings.push(
+          `find: warning: format directive \`%${conversion}' should be followed by another character\n`,
+        );
         text += `%${conversion}`;
         i = j;
         continue;
@@ -204,7 +214,14 @@ const two = (n: number) => String(n).padStart(2, "0");
 /** glibc's strftime in the C locale for one conversion character (an unknown one prints as given). */
 function strftime(char: string, date: Date, zone: string): string {
   const { fields, offset } = zoned(date, zone);
-  const [y, mo, d, h, mi, s] = fields.split(/[- :]/u).map(Number) as [number, number, number, number, number, number];
+  const [y, mo, d, h, mi, s] = fields.split(/[- :]/u).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const local = new Date(Date.UTC(y, mo - 1, d));
   const weekday = local.getUTCDay();
   const yday = Math.round((local.getTime() - Date.UTC(y, 0, 1)) / 86_400_000);
@@ -321,7 +338,10 @@ function ctimeText(date: Date, zone: string): string {
 }
 
 /** C's %s with the directive's width ("-" pads after) and precision (bytes, cut at a whole character). */
-function padString(text: string, piece: { flags: string; width: number | null; precision: number | null }): string {
+function padString(
+  text: string,
+  piece: { flags: string; width: number | null; precision: number | null },
+): string {
   let shown = text;
   if (piece.precision !== null) {
     const encoder = new TextEncoder();
@@ -383,7 +403,8 @@ function dirAndBase(path: string): { dir: string; base: string } {
     const base = core === "" ? "/" : `${core.slice(core.lastIndexOf("/") + 1)}/`;
     // GNU 4.9's quirk, as measured: a one-character name (or "/") keeps the slashes before the last
     // one ("x//" → "x/"), a longer name has no leading directories (".").
-    if (!core.includes("/")) return { dir: core.length <= 1 ? path.slice(0, path.lastIndexOf("/")) : ".", base };
+    if (!core.includes("/"))
+      return { dir: core.length <= 1 ? path.slice(0, path.lastIndexOf("/")) : ".", base };
     return { dir: core.slice(0, core.lastIndexOf("/")), base };
   }
   const slash = path.lastIndexOf("/");
@@ -584,7 +605,9 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
     const derived = depth > 0 && cut === "" ? "/" : cut;
     // just-bash drops one trailing "/" of a starting point; GNU prints it as given.
     const candidates = new Set(
-      givenStarts.filter((start) => (start.length > 1 && start.endsWith("/") ? start.slice(0, -1) : start) === derived),
+      givenStarts.filter(
+        (start) => (start.length > 1 && start.endsWith("/") ? start.slice(0, -1) : start) === derived,
+      ),
     );
     if (candidates.size !== 1) {
       failure = `find: -printf cannot tell which starting point ${JSON.stringify(shown)} is under (give each once)\n`;
