@@ -1,4 +1,4 @@
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +16,6 @@ const SETUP = [
   "ln -s plain.txt link && ln -s sub dirlink",
 ].join(" && ");
 
-// Operands in name order: just-bash lists them in the order given, GNU sorts them.
 const SCRIPTS = [
   "ls -l",
   "ls -lA",
@@ -105,6 +104,51 @@ describe("ls -l", () => {
     expect(lines[1]).toMatch(/ Mar {2}6 {2}2024 f$/u);
     expect(lines[2]).toMatch(/^2024-03-05 23:07:08/u);
     expect(lines[3]).toMatch(/^2024-03-06 08:07:08/u);
+  });
+
+  // Each line as GNU's and ours share it: a long line's mode and name, "total" without GNU's block count.
+  const layout = (output: string) =>
+    output
+      .split("\n")
+      .map((line) =>
+        /^[-dl][-rwxsStT]{9}/u.test(line)
+          ? `${line.slice(0, 10)} ${line.split(/ +/u).slice(8).join(" ")}`
+          : line.replace(/^total \d+$/u, "total"),
+      );
+
+  it.each([
+    "ls -l run.sh sub plain.txt shared link",
+    "ls run.sh sub plain.txt shared link",
+    "ls -l dirlink",
+    "ls -l dirlink/",
+    "ls -ld dirlink",
+    "ls dirlink",
+    "ls -F dirlink",
+    "ls -1 dirlink plain.txt",
+    "ls -lF dirlink sub",
+    "ls sub shared",
+    "ls -R sub shared",
+    "ls -lR priv plain.txt sub",
+    "ls -lr plain.txt run.sh sub shared",
+    "ls -l sub/ dirlink/",
+    "ls -l nope plain.txt sub; echo rc=$?",
+    "ls nope; echo rc=$?",
+    "ls -l plain.txt/ sub; echo rc=$?",
+  ])("%s: operands laid out as GNU ls", async (script) => {
+    const sandbox = await EmbeddedSandbox.create();
+    const setup = await sandbox.exec(SETUP);
+    expect(setup.exitCode, setup.stderr).toBe(0);
+    const ran = await sandbox.exec(script);
+    const dir = mkdtempSync(join(tmpdir(), "toolroom-ls-"));
+    execFileSync("sh", ["-c", SETUP], { cwd: dir });
+    const want = spawnSync("sh", ["-c", script], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { LANG: "C", TZ: "UTC" },
+    });
+    expect(layout(ran.stdout)).toEqual(layout(want.stdout));
+    expect(ran.stderr).toBe(want.stderr);
+    expect(ran.exitCode).toBe(want.status);
   });
 
   it("spells every special bit as GNU does", () => {

@@ -1,4 +1,5 @@
 import { Bash, type Command, defineCommand, type ResolvedCommandContext } from "just-bash";
+import { shellQuote } from "../stat/stat.ts";
 import { shellZone, zoned } from "../time-zone.ts";
 
 /**
@@ -95,13 +96,114 @@ function options(args: string[]): Options {
   return result;
 }
 
+const SHORT_FLAGS = "aAlhRrSFdt1";
+const LONG_FLAGS = [
+  "--all",
+  "--almost-all",
+  "--human-readable",
+  "--recursive",
+  "--reverse",
+  "--classify",
+  "--directory",
+];
+
+/** The option words and operands of a command line just-bash's ls fully understands, else null. */
+function operandsOf(args: string[]): { flags: string[]; operands: string[] } | null {
+  const flags: string[] = [];
+  const operands: string[] = [];
+  let options = true;
+  for (const arg of args) {
+    if (options && arg === "--") options = false;
+    else if (options && arg.startsWith("--")) {
+      if (!LONG_FLAGS.includes(arg)) return null;
+      flags.push(arg);
+    } else if (options && arg.startsWith("-") && arg.length > 1) {
+      if (![...arg.slice(1)].every((flag) => SHORT_FLAGS.includes(flag))) return null;
+      flags.push(arg);
+    } else operands.push(arg);
+  }
+  return { flags, operands };
+}
+
+/**
+ * Several operands, or one that is a link to a folder, laid out as GNU ls does (just-bash's put a
+ * blank line between any two operands and listed a link's folder under -l): the operands that are
+ * not folders first, sorted, in one block; then each folder, sorted, under a "name:" header, a
+ * blank line between blocks. A link to a folder is listed itself under -l, -d or -F (GNU's
+ * default), its folder with a trailing slash. null: just-bash's ls lays it out as GNU does.
+ */
+async function layOut(args: string[], ctx: ResolvedCommandContext) {
+  const line = operandsOf(args);
+  if (!line || line.operands.length === 0) return null;
+  const { flags, operands } = line;
+  const has = (short: string, long: string) =>
+    flags.some((flag) => flag === long || (!flag.startsWith("--") && flag.includes(short)));
+  if (has("d", "--directory")) return null;
+  // just-bash globs an operand holding a pattern character itself: left to it.
+  if (operands.some((operand) => /[*?[]/u.test(operand))) return null;
+  const follow = !has("l", "") && !has("F", "--classify");
+  const files: { name: string; stat: { size: number; mtime: Date } }[] = [];
+  const folders: { name: string; stat: { size: number; mtime: Date } }[] = [];
+  let stderr = "";
+  let exitCode = 0;
+  let linkToFolder = false;
+  const locale = ctx.env.get("LC_ALL") || ctx.env.get("LC_CTYPE") || ctx.env.get("LANG") || "";
+  for (const name of operands) {
+    const path = ctx.fs.resolvePath(ctx.cwd, name);
+    const own = await ctx.fs.lstat(path).catch(() => null);
+    const target = own?.isSymbolicLink ? await ctx.fs.stat(path).catch(() => null) : own;
+    if (!own || (name.endsWith("/") && !target?.isDirectory)) {
+      stderr += `ls: cannot access ${shellQuote(name, /utf-?8/iu.test(locale))}: ${own ? "Not a directory" : "No such file or directory"}\n`;
+      exitCode = 2;
+      continue;
+    }
+    if (own.isSymbolicLink && target?.isDirectory && !follow && !name.endsWith("/")) linkToFolder = true;
+    const folder = target?.isDirectory === true && (!own.isSymbolicLink || follow || name.endsWith("/"));
+    (folder ? folders : files).push({ name, stat: target ?? own });
+  }
+  if (operands.length === 1 && !linkToFolder && exitCode === 0) return null;
+  // GNU's order in the C locale: by name in bytes, -t newest and -S largest first, -r reversed.
+  const byTime = has("t", "");
+  const bySize = has("S", "");
+  const reverse = has("r", "--reverse");
+  const order = (a: (typeof files)[number], b: (typeof files)[number]) => {
+    const key = bySize
+      ? b.stat.size - a.stat.size
+      : byTime
+        ? b.stat.mtime.getTime() - a.stat.mtime.getTime()
+        : 0;
+    const byName = Buffer.compare(Buffer.from(a.name), Buffer.from(b.name));
+    return (key || byName) * (reverse ? -1 : 1);
+  };
+  files.sort(order);
+  folders.sort(order);
+  let stdout = "";
+  const run = async (more: string[]) => {
+    const result = await builtinLs().execute([...flags, ...more], ctx);
+    stderr += result.stderr ?? "";
+    if (result.exitCode !== 0) exitCode = result.exitCode;
+    return typeof result.stdout === "string" ? result.stdout : "";
+  };
+  for (const file of files) stdout += await run(["-d", "--", file.name]);
+  const recursive = has("R", "--recursive");
+  for (const folder of folders) {
+    const listing = await run(["--", folder.name]);
+    if (stdout) stdout += "\n";
+    // With -R just-bash heads the folder itself; GNU heads every folder when more than one operand is given.
+    const headed = recursive || operands.length > 1;
+    stdout += headed && !listing.startsWith(`${folder.name}:\n`) ? `${folder.name}:\n${listing}` : listing;
+  }
+  return { stdout, stderr, exitCode };
+}
+
 async function runLs(args: string[], ctx: ResolvedCommandContext) {
-  const result = await builtinLs().execute(args, ctx);
+  const laidOut = await layOut(args, ctx);
+  const result = laidOut ?? (await builtinLs().execute(args, ctx));
   const parsed = options(args);
   if (!parsed.long || typeof result.stdout !== "string" || result.stdout === "") return result;
   // Which folder the names of a line are in: the one operand folder, else the cwd until a "dir:" header.
   let base = ctx.cwd;
-  if (!parsed.directories && parsed.operands.length === 1) {
+  if (!laidOut && !parsed.directories && parsed.operands.length === 1) {
     const only = ctx.fs.resolvePath(ctx.cwd, parsed.operands[0]!);
     if ((await ctx.fs.stat(only).catch(() => null))?.isDirectory) base = only;
   }
