@@ -1,5 +1,7 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from "ajv";
+import type Ajv from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
 import { ToolFailure } from "./errors.ts";
+import { TOOL_VALIDATORS } from "./tool-validators.generated.ts";
 
 /** A JSON Schema object, as the dialects print them. */
 export type JsonSchema = {
@@ -18,21 +20,32 @@ export type JsonSchema = {
   [keyword: string]: unknown;
 };
 
+/** Ajv's options for tools' schemas: every problem at once, defaults filled in. */
+export const TOOL_VALIDATION = { allErrors: true, useDefaults: true, strict: false } as const;
+
 /**
- * Ajv is made on the first validation (or when a host warms it up), not when the worker starts: its
- * own start cost more than the rest of the worker's. Its code comes with the runtime, since every
- * call, the first too, validates (fetched apart, it was one more round trip before the first
- * answer). The tools' schemas are checked against JSON Schema's meta-schema by the tests
+ * Ajv, for a schema with no validator made ahead (see tool-validators.generated.ts): loaded and
+ * made on first use. The tools' schemas are checked against JSON Schema's meta-schema by the tests
  * (profiles/schemas.test.ts), so the runtime skips compiling the meta-schema.
  */
 let ajv: Promise<Ajv> | undefined;
 
 export function loadValidator(): Promise<Ajv> {
-  ajv ??= Promise.resolve().then(
-    () => new Ajv({ allErrors: true, useDefaults: true, strict: false, meta: false, validateSchema: false }),
+  ajv ??= import("ajv").then(
+    ({ default: Ajv }) => new Ajv({ ...TOOL_VALIDATION, meta: false, validateSchema: false }),
   );
   return ajv;
 }
+
+/**
+ * What names a schema's validator made ahead: the SHA-256 of its JSON. A tool's schema is the same
+ * object every call, so this is worked out once per schema.
+ */
+export async function schemaKey(schema: JsonSchema): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(schema)));
+  return `h${[...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("")}`;
+}
+
 const compiled = new WeakMap<JsonSchema, ValidateFunction>();
 
 /**
@@ -46,21 +59,18 @@ export function validationSchema(schema: JsonSchema): JsonSchema {
   return { ...schema, required };
 }
 
+/**
+ * A tool's validator: the one made ahead from the same schema by Ajv's standalone code (no Ajv,
+ * no code compiled at run time on the way to a first answer), else Ajv's own compile.
+ */
 async function validatorFor(schema: JsonSchema): Promise<ValidateFunction> {
   let validate = compiled.get(schema);
   if (!validate) {
-    validate = (await loadValidator()).compile(validationSchema(schema));
+    const wanted = validationSchema(schema);
+    validate = TOOL_VALIDATORS[await schemaKey(wanted)] ?? (await loadValidator()).compile(wanted);
     compiled.set(schema, validate);
   }
   return validate;
-}
-
-/**
- * Compiles a schema's validator ahead of its first use: a call that waits for its workspace to open
- * has it made meanwhile (the first one Ajv compiles takes some 20 ms on a loaded machine).
- */
-export async function prepareValidator(schema: JsonSchema): Promise<void> {
-  await validatorFor(schema);
 }
 
 /**

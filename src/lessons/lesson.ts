@@ -1,5 +1,5 @@
-import Ajv, { type ValidateFunction } from "ajv";
 import type { SerializedWorkspace } from "../sandbox/snapshot.ts";
+import { LESSON_VALIDATORS } from "./lesson-validator.generated.ts";
 
 /**
  * A lesson: a task a learner solves by calling tools by hand (or hands to an LLM), with checks
@@ -76,7 +76,8 @@ const checkKinds = [
   "call_count",
 ];
 
-const LESSON_SCHEMA = {
+/** A lesson file's shape; its validator is made ahead (lesson-validator.generated.ts, kept current by lesson.test.ts). */
+export const LESSON_SCHEMA = {
   type: "object",
   required: ["format", "version", "id", "title", "instructions", "profiles", "files", "hints", "checks"],
   properties: {
@@ -128,9 +129,6 @@ const LESSON_SCHEMA = {
   },
 } as const;
 
-/** Compiled on the first lesson checked, not when the page or the worker starts. */
-let validate: ValidateFunction | undefined;
-
 /** Parses and checks a lesson file; the error says what is wrong and where. */
 export function parseLesson(text: string): Lesson {
   let value: unknown;
@@ -150,7 +148,7 @@ export function checkLesson(value: unknown): Lesson {
   ) {
     throw new Error('This is not a Toolroom lesson (its "format" is not "toolroom-lesson").');
   }
-  validate ??= new Ajv({ allErrors: true, strict: false }).compile(LESSON_SCHEMA);
+  const validate = LESSON_VALIDATORS.lessonValidator!;
   if (!validate(value)) {
     const problems = (validate.errors ?? []).map(
       (error) => `${error.instancePath || "lesson"} ${error.message}`,

@@ -4,7 +4,6 @@ import type { FetchLike, ProviderSettings } from "../agent/provider.ts";
 import type { ToolEvent } from "../core/events.ts";
 import type { ApprovalMode, Profile } from "../core/profile.ts";
 import type { ApprovalDecision, ApprovalRequest, CallOutcome } from "../core/runtime.ts";
-import { type JsonSchema, loadValidator, prepareValidator } from "../core/schema.ts";
 import type { Lesson } from "../lessons/lesson.ts";
 import { PROFILES } from "../profiles/index.ts";
 import { DeferredSandbox } from "../sandbox/deferred-sandbox.ts";
@@ -323,24 +322,10 @@ export function createWorkerApi(
     // Once the calls that were waiting for this API have been taken in (and counted).
     setTimeout(() => startShellWhenIdle(), 0);
     void openStore().catch(() => undefined);
-    // Made (some 40 ms) while the store opens and the workspace loads, which wait on IndexedDB:
-    // a task of its own, so their first requests leave first. The first call validates with it.
-    setTimeout(() => void loadValidator().catch(() => undefined), 0);
   }
   const current = (): WorkspaceSession => {
     if (!session) throw new Error("No workspace is open yet; call boot() first.");
     return session;
-  };
-  /**
-   * The schemas of calls waiting for the first workspace: their validators are made while the
-   * workspace's storage answers (Ajv's first compile takes some 20 ms on a loaded machine).
-   */
-  const waitingSchemas: JsonSchema[] = [];
-  const prepareValidatorOf = (profileName: string, toolName: string) => {
-    const tool = ALL_PROFILES.find((candidate) => candidate.name === profileName)?.tools.find(
-      (candidate) => candidate.name === toolName,
-    );
-    if (tool) waitingSchemas.push(tool.inputSchema);
   };
   /**
    * The first open workspace: calls made before the first boot wait for it (in the browser's
@@ -514,8 +499,6 @@ export function createWorkerApi(
       replays.attach(fresh),
       recordings.attach(fresh),
     ]);
-    // The calls waiting for this workspace have their validators made while storage answers.
-    for (const schema of waitingSchemas.splice(0)) void prepareValidator(schema).catch(() => undefined);
     await attached;
     performance.mark("toolroom:workspace-open");
     firstOpen();
@@ -705,7 +688,6 @@ export function createWorkerApi(
       let answering: WorkspaceSession;
       callsWaiting++;
       try {
-        if (!session) prepareValidatorOf(profile, request.tool);
         answering = await ready();
       } catch (error) {
         callsWaiting--;
