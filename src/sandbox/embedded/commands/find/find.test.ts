@@ -86,6 +86,56 @@ describe("find -printf", () => {
     expect(sorted(await ours(run), sort)).toEqual(sorted(native(dir, run), sort));
   });
 
+  it("formats random directives with flags, width and precision as GNU find (seeded)", async () => {
+    let seed = 20261127;
+    const random = (n: number) => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return (seed >>> 8) % n;
+    };
+    // the directives whose values a real folder and the sandbox share (a folder's size is not), and unknown ones
+    const forFiles = [
+      "p",
+      "P",
+      "f",
+      "h",
+      "H",
+      "d",
+      "y",
+      "Y",
+      "l",
+      "m",
+      "M",
+      "s",
+      "t",
+      "TY",
+      "T@",
+      "TS",
+      "T+",
+      "Tb",
+      "Tk",
+      "q",
+      "%",
+    ];
+    const forFolders = forFiles.filter((d) => d !== "s");
+    const script: string[] = [];
+    for (let f = 0; f < 60; f++) {
+      const directives = f < 40 ? forFiles : forFolders;
+      const parts: string[] = [];
+      for (let d = 0; d < 10; d++) {
+        const flags = [..."-+ #0"].filter(() => random(4) === 0).join("");
+        const width = random(3) === 0 ? "" : String(random(14));
+        const precision = random(3) === 0 ? `.${random(3) === 0 ? "" : random(13)}` : "";
+        parts.push(`%${flags}${width}${precision}${directives[random(directives.length)]!}`);
+      }
+      script.push(`find top ${f < 40 ? "-type f" : "-type d"} -printf '${parts.join("|")}\\n'`);
+    }
+    const run = script.join("; ");
+    const want = native(dir, run);
+    expect(want.exitCode, want.stderr).toBe(0);
+    const got = await ours(run);
+    expect(sorted(got, true)).toEqual(sorted(want, true));
+  });
+
   it("prints the values GNU's find reads from stat as the sandbox's stat does", async () => {
     const got = await ours(
       [
@@ -118,6 +168,12 @@ describe("find -printf", () => {
     const fprint = await ours("find top -fprintf out '%p\\n'");
     expect(fprint.exitCode).toBe(1);
     expect(fprint.stderr).toMatch(/^find: -fprintf is not available/u);
+    // C's precision counts bytes: GNU prints half of "é"; the sandbox's output is text
+    const cut = await ours(
+      "find top -name 'caf*' -printf '%.4f\\n'; find top -name 'caf*' -printf '%.3f|%.5f\\n'",
+    );
+    expect(cut.stdout).toBe("caf|café\n");
+    expect(cut.stderr).toMatch(/^find: -printf: precision 4 cuts the character 'é' of 'café' in half/u);
     const zone = await ours("TZ=Europe/Paris find top -maxdepth 0 -printf '%TZ\\n'");
     expect(zone.exitCode).toBe(1);
     expect(zone.stderr).toMatch(/time zone Europe\/Paris/u);

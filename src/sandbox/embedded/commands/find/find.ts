@@ -194,7 +194,8 @@ const MONTHS = [
   "December",
 ];
 
-class ZoneError extends Error {}
+/** A value -printf cannot print honestly in the sandbox (said on stderr, exit 1). */
+class PrintError extends Error {}
 
 /** The zone's abbreviation as glibc prints %Z, where Intl knows it (else refused: no guess). */
 function zoneName(date: Date, zone: string): string {
@@ -204,7 +205,7 @@ function zoneName(date: Date, zone: string): string {
       .formatToParts(date)
       .find((part) => part.type === "timeZoneName")?.value ?? "";
   if (/^[A-Z]{3,5}$/u.test(name) && !name.startsWith("GMT")) return name;
-  throw new ZoneError(
+  throw new PrintError(
     `find: %Z: the abbreviation of time zone ${zone} is not known in the sandbox (%z prints its offset)\n`,
   );
 }
@@ -348,8 +349,16 @@ function padString(
     let bytes = 0;
     shown = "";
     for (const char of text) {
-      bytes += encoder.encode(char).length;
-      if (bytes > piece.precision) break;
+      const size = encoder.encode(char).length;
+      if (bytes + size > piece.precision) {
+        // C cuts the character's bytes; the shell's output is text, where half a character cannot be said.
+        if (bytes < piece.precision)
+          throw new PrintError(
+            `find: -printf: precision ${piece.precision} cuts the character '${char}' of '${text}' in half, which the sandbox cannot print\n`,
+          );
+        break;
+      }
+      bytes += size;
       shown += char;
     }
   }
@@ -366,7 +375,8 @@ function padInt(
   octal: boolean,
   piece: { flags: string; width: number | null; precision: number | null; text: string },
 ): string {
-  let digits = Math.abs(n).toString(octal ? 8 : 10);
+  // C prints no digit for 0 at precision 0 ("%.0d"), but "#" keeps octal's leading 0.
+  let digits = n === 0 && piece.precision === 0 ? "" : Math.abs(n).toString(octal ? 8 : 10);
   if (piece.precision !== null) digits = digits.padStart(piece.precision, "0");
   if (octal && piece.flags.includes("#") && !digits.startsWith("0")) digits = `0${digits}`;
   let sign = "";
@@ -636,7 +646,7 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
       expanded.push(expand(formats[format]!, visit, info, zone, quote, errors));
     }
   } catch (error) {
-    if (!(error instanceof ZoneError)) throw error;
+    if (!(error instanceof PrintError)) throw error;
     return { stdout: "", stderr: error.message, exitCode: 1 };
   }
   let next = 0;
