@@ -559,6 +559,33 @@ function expressionStart(args: string[]): number {
   return index < 0 ? args.length : index;
 }
 
+/**
+ * The context for just-bash's find: its output goes to just-bash's own execution scope, which a command
+ * defined outside just-bash is handed only a view of (deadline, work limits, no output). find keeps
+ * that view, and its output is collected in its result, counted by the shell as any command's (the
+ * -printf markers are replaced before anything is printed).
+ */
+function collectingContext(ctx: ResolvedCommandContext): ResolvedCommandContext {
+  const scope = ctx.executionScope;
+  if (!scope) return ctx;
+  const collector = Object.defineProperties(Object.create(null), {
+    ...Object.getOwnPropertyDescriptors(scope),
+    appendOutput: { value: (_stream: string, text: string) => new TextEncoder().encode(text).length },
+  });
+  return new Proxy(ctx, {
+    get: (target, key) => (key === "executionScope" ? collector : Reflect.get(target, key, target)),
+  });
+}
+
+/** A result without just-bash's note that its output was already counted (here it was not). */
+function plain(result: { stdout?: unknown; stderr?: string; exitCode: number }) {
+  return {
+    stdout: typeof result.stdout === "string" ? result.stdout : "",
+    stderr: result.stderr ?? "",
+    exitCode: result.exitCode,
+  };
+}
+
 const MARK_START = "\uE000";
 const MARK_FIELD = "\uE001";
 const MARK_END = "\uE002";
@@ -591,12 +618,8 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
       };
     }
   }
-  // just-bash's find appends to just-bash's own execution scope, which a command defined outside it has
-  // not: it collects its output instead (the markers are replaced before anything is printed).
-  const collecting = new Proxy(ctx, {
-    get: (target, key) => (key === "executionScope" ? undefined : Reflect.get(target, key, target)),
-  });
-  if (formats.length === 0) return builtinFind().execute(args, collecting);
+  const collecting = collectingContext(ctx);
+  if (formats.length === 0) return plain(await builtinFind().execute(args, collecting));
   for (const pieces of formats) {
     const reason = unavailable(pieces);
     if (reason) return { stdout: "", stderr: `find: ${reason}\n`, exitCode: 1 };
