@@ -1,6 +1,6 @@
 import type { Command, CustomCommand, ExecResult, ResolvedCommandContext } from "just-bash";
 import { deadlineSignal } from "../stop-signal.ts";
-import { decodeLatin1Bytes, TERMINAL_OUTPUT_VARIABLE } from "./commands/command-io.ts";
+import { DEADLINE_VARIABLE, decodeLatin1Bytes, TERMINAL_OUTPUT_VARIABLE } from "./commands/command-io.ts";
 import { withTerminalOutput } from "./tty.ts";
 
 /**
@@ -43,7 +43,11 @@ function wrap(
     ...(command.trusted !== undefined ? { trusted: command.trusted } : {}),
     async execute(args: string[], ctx: ResolvedCommandContext) {
       // The script's signal first: its reason (deadline or interrupt) is the one the command reports.
-      const handle = deadlineSignal({ parents: [stop, ctx.signal] });
+      const deadlineAt = Number(ctx.env.get(DEADLINE_VARIABLE));
+      const handle = deadlineSignal({
+        parents: [stop, ctx.signal],
+        ...(Number.isFinite(deadlineAt) && deadlineAt > 0 ? { deadlineAt } : {}),
+      });
       // Read now: just-bash revokes a stopped command's context.
       const terminal = keep ? ctx.env.get(TERMINAL_OUTPUT_VARIABLE) : undefined;
       try {
@@ -55,8 +59,9 @@ function wrap(
           });
         }
         const result = await command.execute(args, own);
-        if (keep && terminal && stop.aborted) {
-          // just-bash drops a stopped command's result: what it printed reaches the terminal here.
+        if (keep && terminal && handle.signal.aborted) {
+          // just-bash drops a stopped command's result (the script's stop, or timeout's deadline):
+          // what it printed reaches the terminal here.
           if (terminal.includes("1")) keep("stdout", textOf(result.stdout, result.stdoutKind));
           if (terminal.includes("2")) keep("stderr", result.stderr);
           return { ...result, stdout: "", stderr: "", stdoutKind: "text" };

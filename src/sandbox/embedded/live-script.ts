@@ -389,9 +389,9 @@ const PIPED_STDIN_READERS = new Set(["rg"]);
 /**
  * Our commands whose output printed before a stop is kept (TERMINAL_OUTPUT_VARIABLE): they poll the
  * stop signal and return what they printed, which just-bash would drop; node, python3 and pytest
- * also print to a session's terminal as they run.
+ * also print to a session's terminal as they run; timeout hands the mark on to such a command.
  */
-const KEPT_WHEN_STOPPED = new Set([
+export const KEPT_WHEN_STOPPED = new Set([
   "awk",
   "gawk",
   "sed",
@@ -404,6 +404,7 @@ const KEPT_WHEN_STOPPED = new Set([
   "python3",
   "python",
   "pytest",
+  "timeout",
 ]);
 
 /**

@@ -90,6 +90,13 @@ const CASES = [
     marker: "hi\n",
   },
   {
+    // --foreground: without it GNU timeout leaves the terminal's process group, and Ctrl-C never reaches
+    // the program (here Ctrl-C stops whatever runs).
+    name: "python3 under timeout --foreground, asleep",
+    command: `timeout --foreground 20 python3 -c "import time; print('a', flush=True); time.sleep(30)"`,
+    marker: "a\n",
+  },
+  {
     name: "node waiting on a timer, reading the terminal",
     command: `node -e "console.log('a'); setTimeout(() => console.log('never'), 30000)"`,
     marker: "a\n",

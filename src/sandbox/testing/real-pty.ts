@@ -34,13 +34,15 @@ export function hasProgram(program: string): boolean {
 }
 
 // The command runs under bash -c on the pty; Ctrl-C is typed 0.3 s after the marker, once the
-// program is waiting (sleep, a timer, a loop), as a person would.
+// program is waiting (sleep, a timer, a loop), as a person would. bash stays the session's leader
+// (a last command is not exec'd in its place), as an interactive shell is: were the program (or
+// timeout) the leader, its exit would hang the terminal up under what is still writing.
 const HARNESS = `
 import json, os, pty, select, sys, time
 command, marker, limit = sys.argv[1], sys.argv[2].encode(), float(sys.argv[3])
 pid, fd = pty.fork()
 if pid == 0:
-    os.execvp("bash", ["bash", "-c", command])
+    os.execvp("bash", ["bash", "-c", command + "\\nexit $?"])
 out, typed_at, typed, give_up = b"", None, False, time.time() + limit
 while time.time() < give_up:
     ready, _, _ = select.select([fd], [], [], 0.05)

@@ -76,6 +76,13 @@ export const PIPED_STDIN_VARIABLE = "__toolroom_stdin_piped";
  */
 export const TERMINAL_OUTPUT_VARIABLE = "__toolroom_terminal_output";
 
+/**
+ * The epoch ms at which `timeout` stops what it runs, in the environment of everything it runs: a
+ * command busy in a loop never lets timeout's timer fire, so our commands read the clock themselves
+ * (command-signal.ts adds it to the signal they poll).
+ */
+export const DEADLINE_VARIABLE = "__toolroom_deadline";
+
 /** The environment a program (node, python3) is given: the exported variables, not the shell's markers. */
 export function programEnv(ctx: ResolvedCommandContext): Record<string, string> {
   const env: Record<string, string> = {};

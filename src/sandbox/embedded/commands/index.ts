@@ -8,10 +8,11 @@ import { rgCommands } from "./rg/rg.ts";
 import { rmCommands } from "./rm/rm.ts";
 import { sedCommands } from "./sed/sed.ts";
 import { statCommands } from "./stat/stat.ts";
+import { timeoutCommands } from "./timeout/timeout.ts";
 
 /**
  * Toolroom's own commands that replace just-bash's built-ins of the same name in every embedded
- * shell (awk, gawk, find, grep, egrep, fgrep, jq, ls, rg, rm, sed, stat): one implementation serves the shell and the
+ * shell (awk, gawk, find, grep, egrep, fgrep, jq, ls, rg, rm, sed, stat, timeout): one implementation serves the shell and the
  * tools. Each command lives in its own folder with its tests; add a command here to register it.
  */
 export function embeddedCommands(): Command[] {
@@ -25,5 +26,6 @@ export function embeddedCommands(): Command[] {
     ...rmCommands(),
     ...sedCommands(),
     ...statCommands(),
+    ...timeoutCommands(),
   ];
 }
