@@ -134,6 +134,10 @@ describe("ls -l", () => {
     "ls -l nope plain.txt sub; echo rc=$?",
     "ls nope; echo rc=$?",
     "ls -l plain.txt/ sub; echo rc=$?",
+    "ls -d sub priv plain.txt dirlink",
+    "ls -ld shared sub dirlink dirlink/ link",
+    "ls -dF sub run.sh dirlink",
+    "ls -d nope sub; echo rc=$?",
   ])("%s: operands laid out as GNU ls", async (script) => {
     const sandbox = await EmbeddedSandbox.create();
     const setup = await sandbox.exec(SETUP);

@@ -138,10 +138,11 @@ async function layOut(args: string[], ctx: ResolvedCommandContext) {
   const { flags, operands } = line;
   const has = (short: string, long: string) =>
     flags.some((flag) => flag === long || (!flag.startsWith("--") && flag.includes(short)));
-  if (has("d", "--directory")) return null;
+  // -d lists every operand itself, folders included, in the one block.
+  const directories = has("d", "--directory");
   // just-bash globs an operand holding a pattern character itself: left to it.
   if (operands.some((operand) => /[*?[]/u.test(operand))) return null;
-  const follow = !has("l", "") && !has("F", "--classify");
+  const follow = !has("l", "") && !has("F", "--classify") && !directories;
   const files: { name: string; stat: { size: number; mtime: Date } }[] = [];
   const folders: { name: string; stat: { size: number; mtime: Date } }[] = [];
   let stderr = "";
@@ -158,7 +159,8 @@ async function layOut(args: string[], ctx: ResolvedCommandContext) {
       continue;
     }
     if (own.isSymbolicLink && target?.isDirectory && !follow && !name.endsWith("/")) linkToFolder = true;
-    const folder = target?.isDirectory === true && (!own.isSymbolicLink || follow || name.endsWith("/"));
+    const folder =
+      !directories && target?.isDirectory === true && (!own.isSymbolicLink || follow || name.endsWith("/"));
     (folder ? folders : files).push({ name, stat: target ?? own });
   }
   if (operands.length === 1 && !linkToFolder && exitCode === 0) return null;
@@ -184,7 +186,7 @@ async function layOut(args: string[], ctx: ResolvedCommandContext) {
     if (result.exitCode !== 0) exitCode = result.exitCode;
     return typeof result.stdout === "string" ? result.stdout : "";
   };
-  for (const file of files) stdout += await run(["-d", "--", file.name]);
+  for (const file of files) stdout += await run(directories ? ["--", file.name] : ["-d", "--", file.name]);
   const recursive = has("R", "--recursive");
   for (const folder of folders) {
     const listing = await run(["--", folder.name]);
@@ -233,7 +235,8 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
       candidates.push(shown.slice(0, -1));
     for (const name of candidates.reverse()) {
       const path = ctx.fs.resolvePath(base, name);
-      const stat = await ctx.fs.lstat(path).catch(() => null);
+      // An operand ending in "/" names what it leads to (a link's folder), as GNU lists it.
+      const stat = await (name.endsWith("/") ? ctx.fs.stat(path) : ctx.fs.lstat(path)).catch(() => null);
       if (!stat) continue;
       if (stat.isSymbolicLink) {
         const target = await ctx.fs.readlink(path).catch(() => null);
