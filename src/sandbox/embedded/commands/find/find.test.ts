@@ -52,6 +52,9 @@ const SAME = [
   "find top -printf '%5'; echo \" rc=$?\"",
   "find top -maxdepth 0 -printf '[%Z]\\n'; echo \" rc=$?\"",
   'find top -printf; echo " rc=$?"',
+  "find nowhere 'no pe' top/a.txt -printf '%p\\n'; echo \" rc=$?\"",
+  'find nowhere top/a.txt; echo " rc=$?"',
+  'LANG=C find nowhere; echo " rc=$?"',
 ];
 
 function native(dir: string, script: string) {

@@ -577,13 +577,27 @@ function collectingContext(ctx: ResolvedCommandContext): ResolvedCommandContext 
   });
 }
 
-/** A result without just-bash's note that its output was already counted (here it was not). */
-function plain(result: { stdout?: unknown; stderr?: string; exitCode: number }) {
+/**
+ * A result without just-bash's note that its output was already counted (here it was not), its
+ * "find: x: No such file or directory" quoted as GNU's (‘x’ in a UTF-8 locale, 'x' else; a name
+ * GNU would escape is left as just-bash says it).
+ */
+function plain(result: { stdout?: unknown; stderr?: string; exitCode: number }, ctx: ResolvedCommandContext) {
+  const quote = localeQuote(ctx);
   return {
     stdout: typeof result.stdout === "string" ? result.stdout : "",
-    stderr: result.stderr ?? "",
+    stderr: (result.stderr ?? "").replace(
+      /^find: ([^\n'‘’\\\x00-\x1f\x7f]+): No such file or directory$/gmu,
+      (_line, name: string) => `find: ${quote(name)}: No such file or directory`,
+    ),
     exitCode: result.exitCode,
   };
+}
+
+/** GNU's quote(): the locale's quotation marks around a word of a message. */
+function localeQuote(ctx: ResolvedCommandContext): (text: string) => string {
+  const locale = ctx.env.get("LC_ALL") || ctx.env.get("LC_CTYPE") || ctx.env.get("LANG") || "";
+  return (text) => (/utf-?8/iu.test(locale) ? `\u2018${text}\u2019` : `'${text}'`);
 }
 
 const MARK_START = "\uE000";
@@ -619,7 +633,7 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
     }
   }
   const collecting = collectingContext(ctx);
-  if (formats.length === 0) return plain(await builtinFind().execute(args, collecting));
+  if (formats.length === 0) return plain(await builtinFind().execute(args, collecting), ctx);
   for (const pieces of formats) {
     const reason = unavailable(pieces);
     if (reason) return { stdout: "", stderr: `find: ${reason}\n`, exitCode: 1 };
@@ -654,8 +668,7 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
     failure = "find: -printf cannot print file names holding the characters U+E000 to U+E002\n";
   if (failure) return { stdout: "", stderr: failure, exitCode: 1 };
   const zone = shellZone(ctx);
-  const locale = ctx.env.get("LC_ALL") || ctx.env.get("LC_CTYPE") || ctx.env.get("LANG") || "";
-  const quote = (text: string) => (/utf-?8/iu.test(locale) ? `\u2018${text}\u2019` : `'${text}'`);
+  const quote = localeQuote(ctx);
   const errors: string[] = [];
   const expanded: string[] = [];
   try {
@@ -676,7 +689,7 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
   const output = stdout.replace(MARKER, () => expanded[next++]!);
   return {
     stdout: output,
-    stderr: warnings.join("") + (result.stderr ?? "") + errors.join(""),
+    stderr: warnings.join("") + plain(result, ctx).stderr + errors.join(""),
     exitCode: errors.length > 0 && result.exitCode === 0 ? 1 : result.exitCode,
   };
 }
