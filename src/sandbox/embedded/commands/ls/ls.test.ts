@@ -155,6 +155,42 @@ describe("ls -l", () => {
     expect(ran.exitCode).toBe(want.status);
   });
 
+  it.each(["ls -l sizes", "ls -lh sizes", "ls -lhr sizes", "ls -lh sizes/m5000000 sizes/a0 sizes/l1048577"])(
+    "%s: sizes (-h rounded up as GNU) and the size column as wide as the widest",
+    async (script) => {
+      const sizes = [0, 2, 1023, 1024, 1025, 3000, 10239, 10240, 10241, 1048575, 1048576, 1048577, 5000000];
+      const setup = [
+        "mkdir sizes",
+        // the sandbox's /dev/zero is an empty file: printf makes the bytes
+        ...sizes.map(
+          (size, i) =>
+            `printf '${size ? `%${size}s` : ""}' ${size ? "x" : ""} > sizes/${String.fromCharCode(97 + i)}${size}`,
+        ),
+        "touch -d '2024-03-05 23:07:08' sizes/*",
+      ].join(" && ");
+      // from the size column on: GNU's owner is whoever runs the test
+      const fromSize = (output: string) =>
+        output
+          .split("\n")
+          .filter((line) => line.startsWith("-"))
+          .map((line) => line.replace(/^\S+ +\d+ +\S+ +\S+ /u, ""));
+      const sandbox = await EmbeddedSandbox.create();
+      const made = await sandbox.exec(setup);
+      expect(made.exitCode, made.stderr).toBe(0);
+      const ran = await sandbox.exec(script, { env: { TZ: "UTC" } });
+      expect(ran.exitCode, ran.stderr).toBe(0);
+      const dir = mkdtempSync(join(tmpdir(), "toolroom-ls-"));
+      execFileSync("sh", ["-c", setup], { cwd: dir });
+      const want = execFileSync("sh", ["-c", script], {
+        cwd: dir,
+        encoding: "utf8",
+        env: { LANG: "C", TZ: "UTC" },
+      });
+      expect(fromSize(want)).toHaveLength(script.includes("/") ? 3 : sizes.length);
+      expect(fromSize(ran.stdout)).toEqual(fromSize(want));
+    },
+  );
+
   it("spells every special bit as GNU does", () => {
     expect(modeColumn("file", 0o4644)).toBe("-rwSr--r--");
     expect(modeColumn("file", 0o6755)).toBe("-rwsr-sr-x");

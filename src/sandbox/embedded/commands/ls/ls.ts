@@ -23,16 +23,44 @@ function builtinLs(): Command {
   return builtin;
 }
 
-/** The size column as just-bash prints it (-h: K, M, G with one decimal below 10). */
+/**
+ * The size as GNU ls prints it; -h: powers of 1024 (K, M, G, T, P, E), rounded up as GNU's
+ * human_ceiling, one decimal below 10 ("2.9K" was just-bash's for 3000 bytes, GNU says "3.0K").
+ */
 function sizeColumn(size: number, human: boolean): string {
-  if (!human || size < 1024) return String(size).padStart(5);
-  const [value, unit] =
-    size < 1024 ** 2
-      ? [size / 1024, "K"]
-      : size < 1024 ** 3
-        ? [size / 1024 ** 2, "M"]
-        : [size / 1024 ** 3, "G"];
-  return `${value < 10 ? value.toFixed(1) : Math.round(value)}${unit}`.padStart(5);
+  if (!human || size < 1024) return String(size);
+  const units = ["K", "M", "G", "T", "P", "E"];
+  let exponent = 1;
+  while (exponent < units.length && size >= 1024 ** (exponent + 1)) exponent++;
+  const unit = 1024 ** exponent;
+  const tenths = Math.ceil((size * 10) / unit);
+  if (tenths < 100) return `${Math.floor(tenths / 10)}.${tenths % 10}${units[exponent - 1]}`;
+  const whole = Math.ceil(size / unit);
+  // Rounded up to 1024 of a unit: one of the next, as GNU ("1.0M").
+  if (whole >= 1024 && exponent < units.length) return `1.0${units[exponent]}`;
+  return `${whole}${units[exponent - 1]}`;
+}
+
+/** Each block of long lines with its size column as wide as its widest size, as GNU pads it. */
+function alignSizes(lines: string[]): string[] {
+  const LINE = /^([-dl][-rwxsStT]{9} 1 user user) +(\S+) (.*)$/su;
+  const out = [...lines];
+  let start = 0;
+  while (start < out.length) {
+    if (!LINE.test(out[start]!)) {
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end < out.length && LINE.test(out[end]!)) end++;
+    const parts = out.slice(start, end).map((line) => LINE.exec(line)!);
+    const width = Math.max(...parts.map((part) => part[2]!.length));
+    parts.forEach((part, k) => {
+      out[start + k] = `${part[1]} ${part[2]!.padStart(width)} ${part[3]}`;
+    });
+    start = end;
+  }
+  return out;
 }
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
@@ -212,12 +240,8 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
   const zone = shellZone(ctx);
   const now = Date.now();
   // Owner, group and links as just-bash's; size and time the entry's own (a link's, not its target's).
-  const middle = (shown: string, stat: { size: number; mtime: Date }, link: boolean) => {
-    const size = link
-      ? sizeColumn(stat.size, parsed.human)
-      : (/^ 1 user user +(\S+) /u.exec(shown)?.[1] ?? "").padStart(5);
-    return ` 1 user user ${size} ${dateColumn(stat.mtime, zone, now)} `;
-  };
+  const middle = (stat: { size: number; mtime: Date }) =>
+    ` 1 user user ${sizeColumn(stat.size, parsed.human)} ${dateColumn(stat.mtime, zone, now)} `;
   const lines = result.stdout.split("\n");
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
@@ -244,16 +268,15 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
         const to = parsed.classify ? await ctx.fs.stat(path).catch(() => null) : null;
         const mark = to?.isDirectory ? "/" : to && to.mode & 0o111 ? "*" : "";
         lines[i] =
-          `${modeColumn("symlink", 0o777)}${middle(long[2]!, stat, true)}${name}${target === null ? "" : ` -> ${target}${mark}`}`;
+          `${modeColumn("symlink", 0o777)}${middle(stat)}${name}${target === null ? "" : ` -> ${target}${mark}`}`;
       } else {
         const type = stat.isDirectory ? "directory" : "file";
-        lines[i] =
-          `${modeColumn(type, stat.mode)}${middle(long[2]!, stat, false)}${parsed.classify ? shown : name}`;
+        lines[i] = `${modeColumn(type, stat.mode)}${middle(stat)}${parsed.classify ? shown : name}`;
       }
       break;
     }
   }
-  return { ...result, stdout: lines.join("\n") };
+  return { ...result, stdout: alignSizes(lines).join("\n") };
 }
 
 export function lsCommands(): Command[] {
