@@ -191,6 +191,34 @@ describe("ls -l", () => {
     },
   );
 
+  it("shows the time of day within the last six months, else (in the future too) the year, as GNU ls", async () => {
+    const day = 86_400_000;
+    const stamp = (ms: number) => new Date(ms).toISOString().slice(0, 19).replace("T", " ");
+    const now = Date.now();
+    const ages = { a181: 181 * day, b182: 182 * day, c183: 183 * day, d1h: 3600_000, efuture: -2 * day };
+    const setup = Object.entries(ages)
+      .map(([name, age]) => `: > ${name} && touch -d '${stamp(now - age)}' ${name}`)
+      .join(" && ");
+    const sandbox = await EmbeddedSandbox.create();
+    const made = await sandbox.exec(setup, { env: { TZ: "UTC" } });
+    expect(made.exitCode, made.stderr).toBe(0);
+    const ran = await sandbox.exec("ls -l", { env: { TZ: "UTC" } });
+    const dir = mkdtempSync(join(tmpdir(), "toolroom-ls-"));
+    execFileSync("sh", ["-c", setup], { cwd: dir, env: { TZ: "UTC", PATH: process.env.PATH ?? "" } });
+    const want = execFileSync("sh", ["-c", "ls -l"], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { LANG: "C", TZ: "UTC" },
+    });
+    const dates = (output: string) =>
+      output
+        .split("\n")
+        .filter((line) => line.startsWith("-"))
+        .map((line) => line.split(/ +/u).slice(5).join(" "));
+    expect(dates(want)).toHaveLength(5);
+    expect(dates(ran.stdout)).toEqual(dates(want));
+  });
+
   it("spells every special bit as GNU does", () => {
     expect(modeColumn("file", 0o4644)).toBe("-rwSr--r--");
     expect(modeColumn("file", 0o6755)).toBe("-rwsr-sr-x");

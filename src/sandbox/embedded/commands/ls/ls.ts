@@ -65,12 +65,16 @@ function alignSizes(lines: string[]): string[] {
 
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-/** The date column as just-bash prints it (the time within the last 180 days, else the year), in `zone`. */
+/**
+ * The date column as GNU ls prints it, in `zone`: the time of day for a time within the last six
+ * months (GNU's 31556952 / 2 seconds; just-bash's was 180 days), else, in the future too, the year.
+ */
 export function dateColumn(date: Date, zone: string, now: number): string {
   const [day, time] = zoned(date, zone).fields.split(" ") as [string, string];
   const [year, month, dayOfMonth] = day.split("-") as [string, string, string];
   const head = `${MONTHS[Number(month) - 1]} ${String(Number(dayOfMonth)).padStart(2)}`;
-  return date.getTime() > now - 180 * 24 * 3600 * 1000
+  const at = date.getTime();
+  return at > now - (31_556_952 / 2) * 1000 && at <= now
     ? `${head} ${time.slice(0, 5)}`
     : `${head}  ${Number(year)}`;
 }
