@@ -42,6 +42,7 @@ const CASES: Array<[string, boolean]> = [
   ["timeout 1; echo status $?", true],
   ["timeout -s NOPE 1 true; echo status $?", true],
   ["timeout 1 no-such-command; echo status $?", true],
+  ["timeout 1 X=1 true; echo status $?", true],
   // Busy loops of our own commands stop at the timeout, keeping what they printed.
   ["timeout 1 awk 'BEGIN { print \"a\"; fflush(); while (1) {} }'; echo status $?", false],
   ["timeout 1 sed -u -n 'p; :a; s/x/x/; ta' <<< x; echo status $?", false],

@@ -154,7 +154,7 @@ async function runTimeout(args: string[], ctx: ResolvedCommandContext): Promise<
   }
 }
 
-/** A command name as one shell word. */
+/** A command name as one shell word (quoted when it holds "=", so it is not read as an assignment). */
 function quote(word: string): string {
-  return /^[\w@%+=:,./-]+$/u.test(word) ? word : `'${word.replace(/'/gu, "'\\''")}'`;
+  return /^[\w@%+:,./-]+$/u.test(word) ? word : `'${word.replace(/'/gu, "'\\''")}'`;
 }
