@@ -219,6 +219,44 @@ describe("ls -l", () => {
     expect(dates(ran.stdout)).toEqual(dates(want));
   });
 
+  it.each([
+    "ls -t q",
+    "ls -tr q",
+    "ls -lt q",
+    "ls -ltr q",
+    "ls -tF q",
+    "ls -tR q",
+    "ls -1t q/a q/b q/c q/d",
+    "ls -t q q/sub",
+    // -S: a folder's size is the sandbox's own (0, GNU's 4096): files and links only
+    "ls -St q",
+    "ls -tS q/sub q/a q/b q/c q/d q/link",
+    "ls -t -S q/link q/a q/d q/b q/sub",
+    "ls -S -t q/a q/d q/b",
+    "ls -lSr q/sub q/link q/d q/a q/b",
+  ])("%s: newest first, equal times by name, as GNU ls", async (script) => {
+    const setup = [
+      "mkdir -p q/sub && printf 1 > q/b && printf 22 > q/a && printf 22 > q/c && printf 333 > q/d && : > q/sub/x && : > q/sub/y",
+      "ln -s d q/link && chmod +x q/c",
+      "touch -d '2024-01-01 00:00:00' q/a q/b q/sub/y && touch -d '2024-02-01 00:00:00' q/c q/d q/sub/x",
+      "touch -d '2023-06-01 00:00:00' q/sub",
+    ].join(" && ");
+    const sandbox = await EmbeddedSandbox.create();
+    const made = await sandbox.exec(setup);
+    expect(made.exitCode, made.stderr).toBe(0);
+    const ran = await sandbox.exec(script);
+    const dir = mkdtempSync(join(tmpdir(), "toolroom-ls-"));
+    execFileSync("sh", ["-c", setup], { cwd: dir });
+    // the link's own time is when it was made, in both: newest of all
+    const want = spawnSync("sh", ["-c", script], {
+      cwd: dir,
+      encoding: "utf8",
+      env: { LANG: "C", TZ: "UTC" },
+    });
+    expect(layout(ran.stdout)).toEqual(layout(want.stdout));
+    expect(ran.exitCode).toBe(want.status);
+  });
+
   it("spells every special bit as GNU does", () => {
     expect(modeColumn("file", 0o4644)).toBe("-rwSr--r--");
     expect(modeColumn("file", 0o6755)).toBe("-rwsr-sr-x");

@@ -107,11 +107,22 @@ interface Options {
   directories: boolean;
   classify: boolean;
   human: boolean;
+  /** -t or -S, whichever was given last (GNU's rule). */
+  sort: "time" | "size" | null;
+  reverse: boolean;
   operands: string[];
 }
 
 function options(args: string[]): Options {
-  const result: Options = { long: false, directories: false, classify: false, human: false, operands: [] };
+  const result: Options = {
+    long: false,
+    directories: false,
+    classify: false,
+    human: false,
+    sort: null,
+    reverse: false,
+    operands: [],
+  };
   let flags = true;
   for (const arg of args) {
     if (flags && arg === "--") flags = false;
@@ -120,8 +131,12 @@ function options(args: string[]): Options {
       if (arg.includes("d")) result.directories = true;
       if (arg.includes("F")) result.classify = true;
       if (arg.includes("h")) result.human = true;
+      // -t and -S: the last given wins, as GNU's
+      for (const flag of arg) if (flag === "t" || flag === "S") result.sort = flag === "t" ? "time" : "size";
+      if (arg.includes("r")) result.reverse = true;
     } else if (flags && arg.startsWith("--")) {
       if (arg === "--human-readable") result.human = true;
+      if (arg === "--reverse") result.reverse = true;
       // just-bash's other long options change no column we rewrite
     } else result.operands.push(arg);
   }
@@ -193,12 +208,19 @@ async function layOut(args: string[], ctx: ResolvedCommandContext) {
     if (own.isSymbolicLink && target?.isDirectory && !follow && !name.endsWith("/")) linkToFolder = true;
     const folder =
       !directories && target?.isDirectory === true && (!own.isSymbolicLink || follow || name.endsWith("/"));
-    (folder ? folders : files).push({ name, stat: target ?? own });
+    // sorted by what is listed: a followed link's folder, else the entry itself (a link's own time)
+    (folder ? folders : files).push({ name, stat: folder && target ? target : own });
   }
   if (operands.length === 1 && !linkToFolder && exitCode === 0) return null;
   // GNU's order in the C locale: by name in bytes, -t newest and -S largest first, -r reversed.
-  const byTime = has("t", "");
-  const bySize = has("S", "");
+  // -t and -S: the last given wins, as GNU's
+  const last = flags
+    .filter((flag) => !flag.startsWith("--"))
+    .join("")
+    .replace(/[^tS]/gu, "")
+    .slice(-1);
+  const byTime = last === "t";
+  const bySize = last === "S";
   const reverse = has("r", "--reverse");
   const order = (a: (typeof files)[number], b: (typeof files)[number]) => {
     const key = bySize
@@ -230,11 +252,43 @@ async function layOut(args: string[], ctx: ResolvedCommandContext) {
   return { stdout, stderr, exitCode };
 }
 
+/** Each run of consecutive entries newest first, equal times by name (in bytes), -r reversed: GNU's -t. */
+type SortKey = { name: string; time: number; size: number };
+
+/**
+ * Each run of consecutive entries sorted as GNU's -t (newest first) or -S (largest first), equal
+ * ones by name in bytes, -r reversed.
+ */
+function sortRuns(lines: string[], keys: (SortKey | undefined)[], by: "time" | "size", reverse: boolean) {
+  let start = 0;
+  while (start < lines.length) {
+    if (!keys[start]) {
+      start++;
+      continue;
+    }
+    let end = start;
+    while (end < lines.length && keys[end]) end++;
+    const run = lines.slice(start, end).map((line, k) => ({ line, key: keys[start + k]! }));
+    run.sort(
+      (a, b) =>
+        ((by === "time" ? b.key.time - a.key.time : b.key.size - a.key.size) ||
+          Buffer.compare(Buffer.from(a.key.name), Buffer.from(b.key.name))) * (reverse ? -1 : 1),
+    );
+    run.forEach((entry, k) => {
+      lines[start + k] = entry.line;
+    });
+    start = end;
+  }
+}
+
 async function runLs(args: string[], ctx: ResolvedCommandContext) {
   const laidOut = await layOut(args, ctx);
   const result = laidOut ?? (await builtinLs().execute(args, ctx));
   const parsed = options(args);
-  if (!parsed.long || typeof result.stdout !== "string" || result.stdout === "") return result;
+  // just-bash's ls takes -t and sorts a folder's entries by name all the same, and -S by a link's
+  // target's size: they are sorted here.
+  const sortBy = parsed.directories ? null : parsed.sort;
+  if ((!parsed.long && !sortBy) || typeof result.stdout !== "string" || result.stdout === "") return result;
   // Which folder the names of a line are in: the one operand folder, else the cwd until a "dir:" header.
   let base = ctx.cwd;
   if (!laidOut && !parsed.directories && parsed.operands.length === 1) {
@@ -247,6 +301,7 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
   const middle = (stat: { size: number; mtime: Date }) =>
     ` 1 user user ${sizeColumn(stat.size, parsed.human)} ${dateColumn(stat.mtime, zone, now)} `;
   const lines = result.stdout.split("\n");
+  const keys: (SortKey | undefined)[] = [];
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     const header = /^(.+):$/u.exec(line);
@@ -255,7 +310,18 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
       continue;
     }
     const long = LONG_LINE.exec(line);
-    if (!long) continue;
+    if (!long) {
+      if (!sortBy || parsed.long || line === "") continue;
+      // A name alone (with -F its mark): its time, to sort by.
+      const candidates = parsed.classify && /[*@|=/]$/u.test(line) ? [line.slice(0, -1), line] : [line];
+      for (const name of candidates) {
+        const stat = await ctx.fs.lstat(ctx.fs.resolvePath(base, name)).catch(() => null);
+        if (!stat) continue;
+        keys[i] = { name, time: stat.mtime.getTime(), size: stat.size };
+        break;
+      }
+      continue;
+    }
     const shown = long[3]!;
     // just-bash ends a folder's name with "/" even without -F; a name never holds a "/".
     const candidates = [shown];
@@ -266,6 +332,7 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
       // An operand ending in "/" names what it leads to (a link's folder), as GNU lists it.
       const stat = await (name.endsWith("/") ? ctx.fs.stat(path) : ctx.fs.lstat(path)).catch(() => null);
       if (!stat) continue;
+      keys[i] = { name, time: stat.mtime.getTime(), size: stat.size };
       if (stat.isSymbolicLink) {
         const target = await ctx.fs.readlink(path).catch(() => null);
         // -F marks the target as GNU does: a folder "/", an executable "*".
@@ -280,7 +347,8 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
       break;
     }
   }
-  return { ...result, stdout: alignSizes(lines).join("\n") };
+  if (sortBy) sortRuns(lines, keys, sortBy, parsed.reverse);
+  return { ...result, stdout: (parsed.long ? alignSizes(lines) : lines).join("\n") };
 }
 
 export function lsCommands(): Command[] {
