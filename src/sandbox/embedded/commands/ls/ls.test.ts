@@ -138,6 +138,8 @@ describe("ls -l", () => {
     "ls -ld shared sub dirlink dirlink/ link",
     "ls -dF sub run.sh dirlink",
     "ls -d nope sub; echo rc=$?",
+    "ln -s nowhere dangling; ls dangling; ls -l dangling; ls -F dangling; ls -lF dangling link plain.txt sub",
+    "ln -s nowhere dangling; ls -ld dangling; ls -d dangling link; ls dangling/; echo rc=$?",
   ])("%s: operands laid out as GNU ls", async (script) => {
     const sandbox = await EmbeddedSandbox.create();
     const setup = await sandbox.exec(SETUP);

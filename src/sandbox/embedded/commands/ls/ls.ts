@@ -195,23 +195,25 @@ async function layOut(args: string[], ctx: ResolvedCommandContext) {
   let stderr = "";
   let exitCode = 0;
   let linkToFolder = false;
+  let dangling = false;
   const locale = ctx.env.get("LC_ALL") || ctx.env.get("LC_CTYPE") || ctx.env.get("LANG") || "";
   for (const name of operands) {
     const path = ctx.fs.resolvePath(ctx.cwd, name);
     const own = await ctx.fs.lstat(path).catch(() => null);
     const target = own?.isSymbolicLink ? await ctx.fs.stat(path).catch(() => null) : own;
     if (!own || (name.endsWith("/") && !target?.isDirectory)) {
-      stderr += `ls: cannot access ${shellQuote(name, /utf-?8/iu.test(locale))}: ${own ? "Not a directory" : "No such file or directory"}\n`;
+      stderr += `ls: cannot access ${shellQuote(name, /utf-?8/iu.test(locale))}: ${own && (!own.isSymbolicLink || target) ? "Not a directory" : "No such file or directory"}\n`;
       exitCode = 2;
       continue;
     }
     if (own.isSymbolicLink && target?.isDirectory && !follow && !name.endsWith("/")) linkToFolder = true;
+    if (own.isSymbolicLink && !target) dangling = true;
     const folder =
       !directories && target?.isDirectory === true && (!own.isSymbolicLink || follow || name.endsWith("/"));
     // sorted by what is listed: a followed link's folder, else the entry itself (a link's own time)
     (folder ? folders : files).push({ name, stat: folder && target ? target : own });
   }
-  if (operands.length === 1 && !linkToFolder && exitCode === 0) return null;
+  if (operands.length === 1 && !linkToFolder && !dangling && exitCode === 0) return null;
   // GNU's order in the C locale: by name in bytes, -t newest and -S largest first, -r reversed.
   // -t and -S: the last given wins, as GNU's
   const last = flags
@@ -240,7 +242,18 @@ async function layOut(args: string[], ctx: ResolvedCommandContext) {
     if (result.exitCode !== 0) exitCode = result.exitCode;
     return typeof result.stdout === "string" ? result.stdout : "";
   };
-  for (const file of files) stdout += await run(directories ? ["--", file.name] : ["-d", "--", file.name]);
+  const long = has("l", "");
+  for (const file of files) {
+    const path = ctx.fs.resolvePath(ctx.cwd, file.name);
+    if (!(await ctx.fs.stat(path).catch(() => null))) {
+      // A dangling link: GNU lists it, just-bash's (which follows it) cannot; a long line in
+      // just-bash's layout, which the long format below rewrites as the link's.
+      const mark = has("F", "--classify") ? "@" : "";
+      stdout += long ? `-rw-r--r-- 1 user user     0 Jan  1 00:00 ${file.name}\n` : `${file.name}${mark}\n`;
+      continue;
+    }
+    stdout += await run(directories ? ["--", file.name] : ["-d", "--", file.name]);
+  }
   const recursive = has("R", "--recursive");
   for (const folder of folders) {
     const listing = await run(["--", folder.name]);
