@@ -259,6 +259,19 @@ describe("ls -l", () => {
     expect(ran.exitCode).toBe(want.status);
   });
 
+  it("totals the blocks listed, as stat counts them (just-bash counted the entries)", async () => {
+    const sandbox = await EmbeddedSandbox.create();
+    const ran = await sandbox.exec(
+      [
+        "mkdir s s/d && printf '%3000s' x > s/big && echo a > s/small && ln -s big s/l && : > s/d/empty",
+        "ls -l s | head -1; ls -lh s | head -1; ls -lA s | head -1; ls -l s/d | head -1",
+        "set -- $(stat -c %b s/big s/small s/d s/l) && echo $(( ($1 + $2 + $3 + $4) / 2 ))",
+      ].join(" && "),
+    );
+    expect(ran.exitCode, ran.stderr).toBe(0);
+    expect(ran.stdout).toBe("total 4\ntotal 4.0K\ntotal 4\ntotal 0\n4\n");
+  });
+
   it("spells every special bit as GNU does", () => {
     expect(modeColumn("file", 0o4644)).toBe("-rwSr--r--");
     expect(modeColumn("file", 0o6755)).toBe("-rwsr-sr-x");

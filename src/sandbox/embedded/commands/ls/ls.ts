@@ -266,7 +266,7 @@ async function layOut(args: string[], ctx: ResolvedCommandContext) {
 }
 
 /** Each run of consecutive entries newest first, equal times by name (in bytes), -r reversed: GNU's -t. */
-type SortKey = { name: string; time: number; size: number };
+type SortKey = { name: string; time: number; size: number; blocks: number };
 
 /**
  * Each run of consecutive entries sorted as GNU's -t (newest first) or -S (largest first), equal
@@ -330,7 +330,7 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
       for (const name of candidates) {
         const stat = await ctx.fs.lstat(ctx.fs.resolvePath(base, name)).catch(() => null);
         if (!stat) continue;
-        keys[i] = { name, time: stat.mtime.getTime(), size: stat.size };
+        keys[i] = { name, time: stat.mtime.getTime(), size: stat.size, blocks: 0 };
         break;
       }
       continue;
@@ -345,7 +345,9 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
       // An operand ending in "/" names what it leads to (a link's folder), as GNU lists it.
       const stat = await (name.endsWith("/") ? ctx.fs.stat(path) : ctx.fs.lstat(path)).catch(() => null);
       if (!stat) continue;
-      keys[i] = { name, time: stat.mtime.getTime(), size: stat.size };
+      // 1 KiB blocks as stat's %b and du count them: a file's size rounded up, none for a folder or link
+      const blocks = stat.isFile ? Math.ceil(stat.size / 1024) : 0;
+      keys[i] = { name, time: stat.mtime.getTime(), size: stat.size, blocks };
       if (stat.isSymbolicLink) {
         const target = await ctx.fs.readlink(path).catch(() => null);
         // -F marks the target as GNU does: a folder "/", an executable "*".
@@ -358,6 +360,15 @@ async function runLs(args: string[], ctx: ResolvedCommandContext) {
         lines[i] = `${modeColumn(type, stat.mode)}${middle(stat)}${parsed.classify ? shown : name}`;
       }
       break;
+    }
+  }
+  if (parsed.long) {
+    // "total": the blocks of the entries listed below it, as GNU's (just-bash's counted the entries)
+    for (let i = 0; i < lines.length; i++) {
+      if (!/^total \d+$/u.test(lines[i]!)) continue;
+      let blocks = 0;
+      for (let k = i + 1; k < lines.length && keys[k]; k++) blocks += keys[k]!.blocks;
+      lines[i] = `total ${parsed.human ? sizeColumn(blocks * 1024, true) : blocks}`;
     }
   }
   if (sortBy) sortRuns(lines, keys, sortBy, parsed.reverse);
