@@ -28,6 +28,10 @@ const SETUP = [
 const TIMES =
   "%t|%T@|%T+|%TY-%Tm-%Td %TH:%TM:%TS|%Ta %TA %Tb %TB %Tc|%TD %Te %TF %Tg %TG %Th %TI %Tj %Tk %Tl %Tp %TP|%Tr %TR %Ts %TT %Tu %TU %TV %Tw %TW %Tx %TX %Ty %TZ %Tz %T%|%Tq %TE";
 
+/** A UTC time `hours` ago, as touch -d takes it. */
+const ago = (hours: number) =>
+  new Date(Date.now() - hours * 3_600_000).toISOString().slice(0, 19).replace("T", " ");
+
 const SAME = [
   "find top -printf '%p|%P|%f|%h|%H|%d|%y|%Y|%l|%m|%M\\n' | sort",
   `find top -type f -printf '%s|${TIMES}\\n' | sort`,
@@ -45,6 +49,20 @@ const SAME = [
   "find top -maxdepth 1 -name '[dl]*' -printf '%p %y %Y %l %m %M\\n' | sort",
   "TZ=Asia/Kolkata find top -maxdepth 0 -printf '%t|%Tz|%T+|%TH %Tj\\n'",
   "TZ=America/New_York find top/a.txt -printf '%t|%Tz|%TZ|%T+\\n'",
+  // -size rounds up to its unit, -mtime counts whole days, -perm exact (folders' sizes are the sandbox's own)
+  "find top -type f -size -1k | sort",
+  "find top -type f -size 1k | sort",
+  "find top -type f -size 3k | sort",
+  "find top -type f -size +2 | sort",
+  "find top -type f -size -7 | sort",
+  "find top -type f -size 6 | sort",
+  "find top -type f -size 3c -o -type f -size 0 | sort",
+  "find top -type f -size +0 | sort",
+  `rm -f mid && : > mid && touch -d '${ago(36)}' mid && find mid -mtime +1; find mid -mtime 1; find mid -mtime -2; find mid -mtime +0; echo .`,
+  "find top -mtime +400 | sort",
+  "find top -mtime -400 -type f | sort",
+  "find top -type f -mtime +1000 -o -type d -mtime 1060 | sort",
+  "rm -rf p && mkdir -p p/q && echo > p/a && echo > p/q/b && chmod 600 p/a && chmod 640 p/q/b && find p -perm 600; find p -perm 755; find p -perm 640; find p -perm -600 | sort",
   // warnings and errors: GNU's messages, status and what is printed around them
   "find top -maxdepth 0 -printf '%q|%0-5d|%1$d|\\q|%T'; echo \" rc=$?\"",
   "find top -maxdepth 0 -printf 'x\\'; echo \" rc=$?\"",
@@ -167,6 +185,18 @@ describe("find -printf", () => {
       const got = await ours(`find top -printf '${format}\\n'`);
       expect(got).toEqual({ stdout: "", stderr: expect.stringContaining(word), exitCode: 1 });
       expect(got.stderr).toMatch(/^find: /u);
+    }
+    // just-bash's find sees only the rwx bits: a test of the others is refused, not answered wrong
+    for (const script of [
+      "find top -perm -4000",
+      "find top -perm /2000",
+      "find top -perm 4755",
+      "find top -perm 644",
+    ]) {
+      const got = await ours(script);
+      expect(got.exitCode, script).toBe(1);
+      expect(got.stdout).toBe("");
+      expect(got.stderr).toMatch(/^find: -perm .* not available/u);
     }
     const fprint = await ours("find top -fprintf out '%p\\n'");
     expect(fprint.exitCode).toBe(1);

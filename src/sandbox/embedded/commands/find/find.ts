@@ -553,6 +553,58 @@ function expand(
   return out;
 }
 
+const SIZE_UNITS: Record<string, number> = { b: 512, c: 1, k: 1024, M: 1024 ** 2, G: 1024 ** 3 };
+
+/**
+ * A -size, -mtime or -perm test as words just-bash's find evaluates as GNU's, or why it cannot.
+ * just-bash compared -size in bytes (GNU rounds the size up to the unit: -size -1k is an empty
+ * file, -size 1k 1 to 1024 bytes), -mtime +N by the exact age (GNU by whole days: older than N+1),
+ * and -perm without setuid, setgid and sticky bits (-perm -4000 matched every file).
+ */
+function gnuTest(test: string, value: string): string[] | string {
+  if (test === "-size") {
+    const size = /^([-+]?)(\d+)([bckMG]?)$/u.exec(value);
+    if (!size || size[3] === "c") return [test, value];
+    const n = Number(size[2]);
+    const unit = SIZE_UNITS[size[3] || "b"]!;
+    if (!Number.isSafeInteger(n * unit + 1)) return [test, value];
+    if (size[1] === "+") return [test, `+${n * unit}c`];
+    if (size[1] === "-") return [test, n === 0 ? "-0c" : `-${(n - 1) * unit + 1}c`];
+    return n === 0 ? [test, "0c"] : ["(", test, `+${(n - 1) * unit}c`, test, `-${n * unit + 1}c`, ")"];
+  }
+  if (test === "-mtime") {
+    const days = /^\+(\d+)$/u.exec(value);
+    return days ? ["(", "!", test, `-${Number(days[1]) + 1}`, ")"] : [test, value];
+  }
+  const perm = /^([-/]?)([0-7]{1,4})$/u.exec(value);
+  if (!perm) return [test, value];
+  const mode = Number.parseInt(perm[2]!, 8);
+  if (mode & 0o7000)
+    return `find: -perm ${value} is not available in the sandbox's find: it compares only the permission bits (rwx), not setuid, setgid or sticky\n`;
+  if (perm[1]) return [test, value];
+  // Exactly MODE: all of its bits and none of the others (the special bits are checked before the walk).
+  const others = 0o777 & ~mode;
+  return others === 0
+    ? [test, `-${perm[2]}`]
+    : ["(", test, `-${perm[2]}`, "!", test, `/${others.toString(8)}`, ")"];
+}
+
+/** The first file under the starting points with a setuid, setgid or sticky bit, or null. */
+async function specialBitsUnder(ctx: ResolvedCommandContext, starts: string[]): Promise<string | null> {
+  const pending = starts.map((start) => ctx.fs.resolvePath(ctx.cwd, start));
+  while (pending.length > 0) {
+    if (ctx.signal?.aborted) return null;
+    const path = pending.pop()!;
+    const stat = await ctx.fs.lstat(path).catch(() => null);
+    if (!stat) continue;
+    if (stat.mode & 0o7000) return path;
+    if (!stat.isDirectory) continue;
+    for (const name of await ctx.fs.readdir(path).catch(() => [] as string[]))
+      pending.push(path === "/" ? `/${name}` : `${path}/${name}`);
+  }
+  return null;
+}
+
 /** Where the words of find's expression start (just-bash's rule: the first option-like word). */
 function expressionStart(args: string[]): number {
   const index = args.findIndex((arg) => arg.startsWith("-") || ["(", "\\(", ")", "\\)", "!"].includes(arg));
@@ -609,20 +661,32 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
   const starts = args.slice(0, expressionStart(args));
   const formats: Piece[][] = [];
   const warnings: string[] = [];
-  const rewritten = [...args];
+  const rewritten = args.slice(0, starts.length);
+  let exactPerm = false;
   for (let i = starts.length; i < args.length; i++) {
     const arg = args[i]!;
+    const value = args[i + 1];
     if (arg === "-exec") {
-      while (i < args.length && args[i] !== ";" && args[i] !== "+") i++;
-    } else if (TAKES_VALUE.has(arg)) i++;
-    else if (arg === "-printf" && i + 1 < args.length) {
+      while (i < args.length && args[i] !== ";" && args[i] !== "+") rewritten.push(args[i++]!);
+      if (i < args.length) rewritten.push(args[i]!);
+    } else if ((arg === "-size" || arg === "-mtime" || arg === "-perm") && value !== undefined) {
+      const test = gnuTest(arg, value);
+      if (typeof test === "string") return { stdout: "", stderr: test, exitCode: 1 };
+      if (arg === "-perm" && /^[0-7]+$/u.test(value)) exactPerm = true;
+      rewritten.push(...test);
+      i++;
+    } else if (TAKES_VALUE.has(arg)) {
+      rewritten.push(arg);
+      if (value !== undefined) rewritten.push(value);
+      i++;
+    } else if (arg === "-printf" && value !== undefined) {
       try {
-        formats.push(parseFormat(args[i + 1]!, warnings));
+        formats.push(parseFormat(value, warnings));
       } catch (error) {
         if (!(error instanceof FormatError)) throw error;
         return { stdout: "", stderr: warnings.join("") + error.message, exitCode: 1 };
       }
-      rewritten[i + 1] = `${MARK_START}${formats.length - 1}${MARK_FIELD}%d${MARK_FIELD}%p${MARK_END}`;
+      rewritten.push(arg, `${MARK_START}${formats.length - 1}${MARK_FIELD}%d${MARK_FIELD}%p${MARK_END}`);
       i++;
     } else if (["-fprintf", "-fprint", "-fprint0", "-fls", "-ls"].includes(arg)) {
       return {
@@ -630,10 +694,19 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
         stderr: `find: ${arg} is not available in the sandbox's find (-print, -print0 and -printf are)\n`,
         exitCode: 1,
       };
-    }
+    } else rewritten.push(arg);
+  }
+  if (exactPerm) {
+    const special = await specialBitsUnder(ctx, starts.length > 0 ? starts : ["."]);
+    if (special !== null)
+      return {
+        stdout: "",
+        stderr: `find: -perm MODE (exact) is not available where a file has setuid, setgid or sticky bits (${special}): the sandbox's find compares only the permission bits; -perm -MODE and -perm /MODE are\n`,
+        exitCode: 1,
+      };
   }
   const collecting = collectingContext(ctx);
-  if (formats.length === 0) return plain(await builtinFind().execute(args, collecting), ctx);
+  if (formats.length === 0) return plain(await builtinFind().execute(rewritten, collecting), ctx);
   for (const pieces of formats) {
     const reason = unavailable(pieces);
     if (reason) return { stdout: "", stderr: `find: ${reason}\n`, exitCode: 1 };
