@@ -198,6 +198,12 @@ describe("find -printf", () => {
       expect(got.stdout).toBe("");
       expect(got.stderr).toMatch(/^find: -perm .* not available/u);
     }
+    // GNU descends a link to a folder given as "link/"; just-bash listed the link alone
+    const slash = await ours("find top/dl/ -name deep; find top/dl -name deep; echo rc=$?");
+    expect(slash.stderr).toMatch(
+      /^find: ‘top\/dl\/’: a link to a folder given with a trailing slash is not available/u,
+    );
+    expect(slash.stdout).toBe("rc=0\n");
     const fprint = await ours("find top -fprintf out '%p\\n'");
     expect(fprint.exitCode).toBe(1);
     expect(fprint.stderr).toMatch(/^find: -fprintf is not available/u);

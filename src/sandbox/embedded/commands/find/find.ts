@@ -696,6 +696,18 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
       };
     } else rewritten.push(arg);
   }
+  // GNU descends "link/" (the slash names the folder the link leads to); just-bash lists the link alone.
+  for (const start of starts) {
+    if (start.length < 2 || !start.endsWith("/")) continue;
+    const path = ctx.fs.resolvePath(ctx.cwd, start);
+    const own = await ctx.fs.lstat(path).catch(() => null);
+    if (own?.isSymbolicLink && (await ctx.fs.stat(path).catch(() => null))?.isDirectory)
+      return {
+        stdout: "",
+        stderr: `find: ${localeQuote(ctx)(start)}: a link to a folder given with a trailing slash is not available in the sandbox's find (give the folder it leads to)\n`,
+        exitCode: 1,
+      };
+  }
   if (exactPerm) {
     const special = await specialBitsUnder(ctx, starts.length > 0 ? starts : ["."]);
     if (special !== null)
