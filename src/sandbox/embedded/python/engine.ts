@@ -158,7 +158,6 @@ export class PythonEngine {
               // Output is a pipe here, as when a tool runs python3: no colours, whatever TERM says.
               PYTHON_COLORS: "0",
             });
-            if (request.env.PWD === undefined) mod.ENV.PWD = request.cwd;
           },
         ],
       });

@@ -1,7 +1,7 @@
 import type { Command, ExecResult, ResolvedCommandContext } from "just-bash";
 import { deadlineSignal, stopReason } from "../../../stop-signal.ts";
-import { KEPT_WHEN_STOPPED } from "../../live-script.ts";
-import { DEADLINE_VARIABLE, TERMINAL_OUTPUT_VARIABLE } from "../command-io.ts";
+import { DEADLINE_VARIABLE } from "../command-io.ts";
+import { environmentOf, runWithEnvironment, withStderr } from "../env/env.ts";
 
 /**
  * GNU `timeout DURATION COMMAND [ARG]…` in the embedded shell. just-bash's own dropped everything
@@ -122,39 +122,29 @@ async function runTimeout(args: string[], ctx: ResolvedCommandContext): Promise<
     parents: [ctx.signal],
     ...(Number.isFinite(deadlineAt) ? { deadlineAt } : {}),
   });
-  // In a session, the terminal mark goes on to a program that prints to the terminal as it runs.
-  const mark = ctx.env.get(TERMINAL_OUTPUT_VARIABLE);
-  const env: Record<string, string> = {};
-  if (Number.isFinite(deadlineAt)) env[DEADLINE_VARIABLE] = String(deadlineAt);
-  // Only to those that take it: a shell would hand it to commands whose output goes elsewhere.
-  if (mark && KEPT_WHEN_STOPPED.has(name)) env[TERMINAL_OUTPUT_VARIABLE] = mark;
+  // The deadline goes along unexported; the terminal mark too, to a program that prints to the
+  // terminal as it runs (runWithEnvironment).
+  const markers: Record<string, string> = {};
+  if (Number.isFinite(deadlineAt)) markers[DEADLINE_VARIABLE] = String(deadlineAt);
   try {
-    const result = await ctx.exec(quote(name), {
+    const result = await runWithEnvironment(ctx, {
+      environment: environmentOf(ctx),
+      argv: [name, ...rest],
       cwd: ctx.cwd,
-      args: rest,
-      stdin: String(ctx.stdin as unknown),
-      stdinKind: "bytes",
       signal: limited.signal,
-      env,
+      markers,
+      runner: "timeout",
+      failed: (command, why) => `timeout: failed to run command ‘${command}’: ${why}\n`,
     });
     const timedOut = stopReason(limited.signal) === "deadline" && !ctx.signal?.aborted;
-    if (!timedOut) {
-      if (result.exitCode === 127 && /command not found/u.test(result.stderr))
-        return { ...result, stderr: `timeout: failed to run command ‘${name}’: No such file or directory\n` };
-      return result;
-    }
+    if (!timedOut) return result;
     // just-bash's note on the command it stopped is not GNU's: a timed-out command says nothing.
-    const stderr = result.stderr.replace(/^bash: execution aborted\n/mu, "");
+    const stderr = result.stderr.replace(/^(bash: )?execution aborted\n/mu, "");
     const said = verbose
       ? `timeout: sending signal ${signal.toUpperCase().replace(/^SIG/u, "")} to command ‘${name}’\n`
       : "";
-    return { ...result, stderr: stderr + said, exitCode: preserve ? 128 + signo : 124 };
+    return { ...withStderr(result, stderr + said), exitCode: preserve ? 128 + signo : 124 };
   } finally {
     limited.dispose();
   }
-}
-
-/** A command name as one shell word (quoted when it holds "=", so it is not read as an assignment). */
-function quote(word: string): string {
-  return /^[\w@%+:,./-]+$/u.test(word) ? word : `'${word.replace(/'/gu, "'\\''")}'`;
 }
