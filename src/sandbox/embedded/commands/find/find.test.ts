@@ -28,6 +28,38 @@ const SETUP = [
 const TIMES =
   "%t|%T@|%T+|%TY-%Tm-%Td %TH:%TM:%TS|%Ta %TA %Tb %TB %Tc|%TD %Te %TF %Tg %TG %Th %TI %Tj %Tk %Tl %Tp %TP|%Tr %TR %Ts %TT %Tu %TU %TV %Tw %TW %Tx %TX %Ty %TZ %Tz %T%|%Tq %TE";
 
+const REGEXES = [
+  ".*a.b",
+  ".*a\\|b",
+  ".*a|b",
+  "./a(b)",
+  "./a\\(b\\)",
+  "./a+b",
+  "./a\\+b",
+  "+b",
+  "./+b",
+  ".*a\\{2\\}",
+  ".*a{2}",
+  ".*\\.\\(js\\|ts\\)",
+  ".*a[]]b",
+  ".*[[:alpha:]]+",
+  ".*\\w\\Wb",
+  "./a\\sb",
+  ".*^ab",
+  "./ab$",
+  "./a$b",
+  "\\`./ab",
+  ".*ab\\'",
+  "*ab",
+  "./a**b",
+  ".*\\.jsx?",
+  ".*[^a-z]b",
+  "\\(\\./x\\|\\./a\\)\\..*",
+  ".*[.]ts",
+  "x.*",
+  ".*/x\\.js",
+];
+
 /** A UTC time `hours` ago, as touch -d takes it. */
 const ago = (hours: number) =>
   new Date(Date.now() - hours * 3_600_000).toISOString().slice(0, 19).replace("T", " ");
@@ -155,6 +187,25 @@ describe("find -printf", () => {
     expect(want.exitCode, want.stderr).toBe(0);
     const got = await ours(run);
     expect(sorted(got, true)).toEqual(sorted(want, true));
+  });
+
+  it("reads -regex as GNU's Emacs syntax, matched against the whole path", async () => {
+    const setup =
+      "rm -rf rx && mkdir rx && cd rx && touch 'a|b' 'a(b)' ab aab 'a+b' 'a{2}' x.js x.ts x.jsx 'a]b' '+b' 'a b'";
+    const quote = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+    const runs = [...REGEXES.map((regex) => `find . -regex ${quote(regex)}`), "find . -iregex '.*X\\.JS'"];
+    const script = `${setup} && ${runs.map((run) => `${run}; echo "-- $?"`).join("; ")}`;
+    // each find's lines sorted: GNU walks in readdir order
+    const blocks = (text: string) => text.split(/^-- /mu).map((block) => block.split("\n").sort().join("\n"));
+    const want = native(dir, script);
+    const got = await ours(script);
+    expect(got.stderr).toBe(want.stderr);
+    expect(blocks(got.stdout)).toEqual(blocks(want.stdout));
+    for (const regex of ["./\\(a\\)\\1b", "./\\<ab", "./a\\("]) {
+      const refused = await ours(`find . -regex ${quote(regex)}`);
+      expect(refused.exitCode, regex).toBe(1);
+      expect(refused.stderr).toMatch(/^find: -regex /u);
+    }
   });
 
   it("prints the values GNU's find reads from stat as the sandbox's stat does", async () => {

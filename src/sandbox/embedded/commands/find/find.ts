@@ -589,6 +589,98 @@ function gnuTest(test: string, value: string): string[] | string {
     : ["(", test, `-${perm[2]}`, "!", test, `/${others.toString(8)}`, ")"];
 }
 
+/**
+ * A GNU find regular expression (its default, Emacs syntax) as the RE2 syntax just-bash's find
+ * compiles, matching the whole path as GNU's does (just-bash's matched anywhere in the path and
+ * read `\(a\|b\)` as literal characters): `\( \) \|` group and alternate, `( ) | { }` are literal,
+ * `* + ?` repeat (literal first), `^ $` anchor only at an end, `\w \W \s \S \b \B`, `` \` `` and
+ * `\'` the ends; a bracket knows no class (`[[:alpha:]]` is `[[:alph]` then `]`) and a backslash in
+ * it is itself. Back-references and `\< \>` are refused.
+ */
+function emacsRegex(pattern: string): { source: string; error?: undefined } | { error: string } {
+  const special = /[\\^$.|?*+()[\]{}]/u;
+  const literal = (char: string) => (special.test(char) ? `\\${char}` : char);
+  let out = "";
+  let atStart = true;
+  let lastWasRepeat = false;
+  let i = 0;
+  while (i < pattern.length) {
+    const char = pattern[i]!;
+    if (char === "\\") {
+      const next = pattern[i + 1];
+      if (next === undefined) return { error: "Trailing backslash" };
+      i += 2;
+      lastWasRepeat = false;
+      if (next === "(") out += "(";
+      else if (next === ")") out += ")";
+      else if (next === "|") out += "|";
+      if ("(|".includes(next)) {
+        atStart = true;
+        continue;
+      }
+      atStart = false;
+      if (next === ")") continue;
+      if ("wWsSbB".includes(next)) out += `\\${next}`;
+      else if (next === "`") out += "^";
+      else if (next === "'") out += "$";
+      else if (/[1-9]/u.test(next))
+        return { error: "back-references are not available in the sandbox's find" };
+      else if ("<>_=".includes(next)) return { error: `\\${next} is not available in the sandbox's find` };
+      else out += literal(next);
+      continue;
+    }
+    if (char === "[") {
+      let j = i + 1;
+      let body = "";
+      if (pattern[j] === "^") {
+        body += "^";
+        j++;
+      }
+      if (pattern[j] === "]") {
+        body += "\\]";
+        j++;
+      }
+      while (j < pattern.length && pattern[j] !== "]") {
+        const c = pattern[j]!;
+        body += c === "\\" || c === "[" ? `\\${c}` : c;
+        j++;
+      }
+      if (j >= pattern.length) return { error: "Unmatched [, [^, [:, [., or [=" };
+      out += `[${body}]`;
+      i = j + 1;
+      atStart = false;
+      lastWasRepeat = false;
+      continue;
+    }
+    if ("*+?".includes(char) && !atStart) {
+      // GNU reads a run of repetitions as one ("a**" is "a*"); RE2 refuses a repeated repetition
+      if (lastWasRepeat) {
+        if (char !== "*" || !out.endsWith("*"))
+          return { error: `"${pattern.slice(i - 1, i + 1)}" is not available in the sandbox's find` };
+      } else out += char;
+      lastWasRepeat = true;
+      i++;
+      continue;
+    }
+    lastWasRepeat = false;
+    if (char === "^") out += atStart ? "^" : "\\^";
+    else if (char === "$") {
+      const rest = pattern.slice(i + 1);
+      out += rest === "" || rest.startsWith("\\)") || rest.startsWith("\\|") ? "$" : "\\$";
+    } else if (char === ".") out += ".";
+    else out += literal(char);
+    atStart = false;
+    i++;
+  }
+  const source = `^(?:${out})$`;
+  try {
+    new RegExp(source, "u");
+  } catch {
+    return { error: "Invalid regular expression" };
+  }
+  return { source };
+}
+
 /** The first file under the starting points with a setuid, setgid or sticky bit, or null. */
 async function specialBitsUnder(ctx: ResolvedCommandContext, starts: string[]): Promise<string | null> {
   const pending = starts.map((start) => ctx.fs.resolvePath(ctx.cwd, start));
@@ -669,6 +761,16 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
     if (arg === "-exec") {
       while (i < args.length && args[i] !== ";" && args[i] !== "+") rewritten.push(args[i++]!);
       if (i < args.length) rewritten.push(args[i]!);
+    } else if ((arg === "-regex" || arg === "-iregex") && value !== undefined) {
+      const regex = emacsRegex(value);
+      if (regex.error !== undefined)
+        return {
+          stdout: "",
+          stderr: `find: -regex ${localeQuote(ctx)(value)}: ${regex.error}\n`,
+          exitCode: 1,
+        };
+      rewritten.push(arg, regex.source);
+      i++;
     } else if ((arg === "-size" || arg === "-mtime" || arg === "-perm") && value !== undefined) {
       const test = gnuTest(arg, value);
       if (typeof test === "string") return { stdout: "", stderr: test, exitCode: 1 };
