@@ -95,6 +95,16 @@ const SAME = [
   "find top -mtime -400 -type f | sort",
   "find top -type f -mtime +1000 -o -type d -mtime 1060 | sort",
   "rm -rf p && mkdir -p p/q && echo > p/a && echo > p/q/b && chmod 600 p/a && chmod 640 p/q/b && find p -perm 600; find p -perm 755; find p -perm 640; find p -perm -600 | sort",
+  // -name and -path as GNU's fnmatch
+  "find top -name '[!a-e]*' | sort",
+  "find top -name '[^a-e]*' -o -name '[]x]*' | sort",
+  "find top -name 'odd\\ dir' -o -name 'it\\'\\''s' | sort",
+  "find top -name 'd*' -o -name '?' | sort",
+  "find top -name 'sub/deep'; find top -name 'su*' | sort",
+  "find top/sub -path 'top/sub/*' | sort",
+  "find top -path '*/d*/[a-f]' -o -path 'top/[!s]*.txt' | sort",
+  "find top -ipath 'TOP/SUB*' -o -iname 'CAF*' | sort",
+  "find top -name '*[[:upper:]]*' -o -name '[[:digit:]]*'; find top -name '[a-'",
   // warnings and errors: GNU's messages, status and what is printed around them
   "find top -maxdepth 0 -printf '%q|%0-5d|%1$d|\\q|%T'; echo \" rc=$?\"",
   "find top -maxdepth 0 -printf 'x\\'; echo \" rc=$?\"",

@@ -590,6 +590,60 @@ function gnuTest(test: string, value: string): string[] | string {
 }
 
 /**
+ * A shell pattern as GNU's fnmatch reads it (no flags: `*` and `?` match "/" and a leading "."),
+ * in RE2 syntax: `[!…]`/`[^…]` negate, `]` first is itself, `[:class:]` inside, a backslash quotes
+ * the next character; an unterminated `[` is itself.
+ */
+function globRegex(pattern: string, name: boolean): string {
+  // In a name, nothing matches a "/": the pattern then matches the last name only.
+  const any = name ? "[^/]" : "[\\s\\S]";
+  const literal = (char: string) => (/[\\^$.|?*+()[\]{}]/u.test(char) ? `\\${char}` : char);
+  let out = "";
+  let i = 0;
+  while (i < pattern.length) {
+    const char = pattern[i]!;
+    if (char === "*") out += `${any}*`;
+    else if (char === "?") out += any;
+    else if (char === "\\" && i + 1 < pattern.length) out += literal(pattern[++i]!);
+    else if (char === "[") {
+      let j = i + 1;
+      let body = "";
+      if (pattern[j] === "!" || pattern[j] === "^") {
+        body += "^";
+        j++;
+      }
+      let first = true;
+      while (j < pattern.length && (pattern[j] !== "]" || first)) {
+        const c = pattern[j]!;
+        first = false;
+        if (c === "[" && pattern[j + 1] === ":") {
+          const end = pattern.indexOf(":]", j + 2);
+          if (end > 0) {
+            body += pattern.slice(j, end + 2);
+            j = end + 2;
+            continue;
+          }
+        }
+        if (c === "\\" && j + 1 < pattern.length) {
+          body += `\\${pattern[++j]}`;
+          j++;
+          continue;
+        }
+        body += c === "]" || c === "[" || c === "\\" ? `\\${c}` : c;
+        j++;
+      }
+      if (j >= pattern.length) out += "\\[";
+      else {
+        out += `[${body}${name && body.startsWith("^") ? "/" : ""}]`;
+        i = j;
+      }
+    } else out += literal(char);
+    i++;
+  }
+  return out;
+}
+
+/**
  * A GNU find regular expression (its default, Emacs syntax) as the RE2 syntax just-bash's find
  * compiles, matching the whole path as GNU's does (just-bash's matched anywhere in the path and
  * read `\(a\|b\)` as literal characters): `\( \) \|` group and alternate, `( ) | { }` are literal,
@@ -761,6 +815,15 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
     if (arg === "-exec") {
       while (i < args.length && args[i] !== ";" && args[i] !== "+") rewritten.push(args[i++]!);
       if (i < args.length) rewritten.push(args[i]!);
+    } else if (["-name", "-iname", "-path", "-ipath"].includes(arg) && value !== undefined) {
+      // handed over as the regular expression of GNU's fnmatch (just-bash's matcher read [!a-z] as
+      // "!" or a to z, knew no backslash escape, and missed -path 'sub/t*' under sub)
+      const path = arg.endsWith("path");
+      // -name: the last name of the path, which holds no "/" (a pattern with one matches nothing)
+      const glob = path || !value.includes("/") || value === "/" ? globRegex(value, !path) : "[^\\s\\S]";
+      const whole = path ? glob : `(?:[\\s\\S]*/)?(?:${glob})`;
+      rewritten.push(arg.startsWith("-i") ? "-iregex" : "-regex", `^(?:${whole})$`);
+      i++;
     } else if ((arg === "-regex" || arg === "-iregex") && value !== undefined) {
       const regex = emacsRegex(value);
       if (regex.error !== undefined)
