@@ -815,7 +815,13 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
     if (arg === "-exec") {
       while (i < args.length && args[i] !== ";" && args[i] !== "+") rewritten.push(args[i++]!);
       if (i < args.length) rewritten.push(args[i]!);
-    } else if (["-name", "-iname", "-path", "-ipath"].includes(arg) && value !== undefined) {
+    } else if (
+      ["-name", "-iname", "-path", "-ipath"].includes(arg) &&
+      value !== undefined &&
+      // just-bash's own matcher (compiled once, where a regular expression is compiled per file)
+      // reads a name pattern of plain characters, * and ? as GNU does
+      !(arg.endsWith("name") && !/[[\\]/u.test(value))
+    ) {
       // handed over as the regular expression of GNU's fnmatch (just-bash's matcher read [!a-z] as
       // "!" or a to z, knew no backslash escape, and missed -path 'sub/t*' under sub)
       const path = arg.endsWith("path");
