@@ -49,6 +49,14 @@ const SHELL_MANAGED = new Set([
   TICK_COUNTER,
 ]);
 const SENTINEL = "__TOOLROOM_SHELL_ALIVE";
+/**
+ * Each command line runs in a fresh just-bash shell that exports every variable it is given: the
+ * line's end records which were exported (`compgen -e`) and its status, so the next line un-exports
+ * the others (`Y=1` on one line is not in `env` or a program's environment on the next).
+ */
+const EXPORTED = "__TOOLROOM_SHELL_EXPORTED";
+const STATUS = "__TOOLROOM_SHELL_STATUS";
+const IDENTIFIER = /^[A-Za-z_]\w*$/u;
 /** Output not yet read is kept up to this many characters: the first half and the latest half. */
 const PENDING_OUTPUT_CHARS = 1024 * 1024;
 /**
@@ -78,6 +86,8 @@ export class ShellSession implements PtySession {
   private readonly input = new TtyInput();
   private cwd: string;
   private env: Record<string, string>;
+  /** The variables exported at the end of the last command line (all of env before the first). */
+  private exported: Set<string> | undefined;
   private editLine = "";
   private afterCarriageReturn = false;
   private head = "";
@@ -259,6 +269,13 @@ export class ShellSession implements PtySession {
     this.notify();
   }
 
+  /** `export -n` of the variables the last command line left unexported ("" when none). */
+  private unexport(): string {
+    if (!this.exported) return "";
+    const names = Object.keys(this.env).filter((name) => IDENTIFIER.test(name) && !this.exported!.has(name));
+    return names.length > 0 ? `export -n ${names.join(" ")}; ` : "";
+  }
+
   /** Runs one script in the foreground, its output streaming to the terminal; returns its status. */
   private async runForeground(script: string, interactive: boolean): Promise<number> {
     const controller = new AbortController();
@@ -274,7 +291,9 @@ export class ShellSession implements PtySession {
     try {
       // The sentinel is only set when the script did not call `exit`; `(exit N)` first gives `$?` the
       // last command line's status, as a shell carries it from one line to the next.
-      const wrapped = interactive ? `(exit ${this.lastStatus}); { ${script}\n}; ${SENTINEL}=1` : script;
+      const wrapped = interactive
+        ? `${this.unexport()}(exit ${this.lastStatus}); { ${script}\n}; ${STATUS}=$?; ${SENTINEL}=1; ${EXPORTED}=$(compgen -e; true)`
+        : script;
       const result = await this.run(wrapped, {
         cwd: this.cwd,
         env: this.env,
@@ -294,9 +313,14 @@ export class ShellSession implements PtySession {
         this.cwd = result.env.PWD ?? this.cwd;
         const next: Record<string, string> = {};
         for (const [key, value] of Object.entries(result.env)) {
-          if (!SHELL_MANAGED.has(key) && key !== SENTINEL) next[key] = value;
+          if (!SHELL_MANAGED.has(key) && key !== SENTINEL && key !== EXPORTED && key !== STATUS)
+            next[key] = value;
         }
         this.env = next;
+        const exported = result.env[EXPORTED];
+        if (exported !== undefined) this.exported = new Set(exported.split("\n"));
+        const status = result.env[STATUS];
+        if (status !== undefined && !signal.aborted) return Number(status);
       }
       return result.exitCode;
     } catch (error) {

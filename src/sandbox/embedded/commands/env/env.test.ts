@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedSandbox } from "../../../../host/create-runtime.ts";
 import { registerNodeAssets } from "../../../../host/node-assets.ts";
+import { readUntil } from "../../../testing/read-until.ts";
 import type { EmbeddedSandbox } from "../../embedded-sandbox.ts";
 
 /** The embedded `env` and `printenv`, held to GNU env/printenv (coreutils) run by bash on the same lines. */
@@ -112,5 +113,36 @@ describe("the environment a command sees", () => {
     }
     expect(node).toContain("SHOWN\n");
     expect(node).not.toMatch(/unexported|__toolroom_/u);
+  });
+});
+
+describe("a terminal session's environment, line after line", () => {
+  it("keeps a variable exported or not as bash does, and its status", { timeout: 120_000 }, async () => {
+    const lines = [
+      "Y=1; export Z=2",
+      "printenv Y; echo status $?; env | grep -c '^Z=2$'; node -e 'console.log(process.env.Y, process.env.Z)'",
+      "export Y; export -n Z",
+      "env | grep -E '^(Y|Z)='; echo $Z",
+      "env | grep -cE '^(OSTYPE|HOSTTYPE|MACHTYPE|IFS)='",
+      "echo status $?",
+      "false",
+      "echo status $?",
+    ];
+    const script = lines.join("\n");
+    const real = spawnSync("bash", ["-c", script], {
+      encoding: "utf8",
+      cwd: realCwd,
+      env: realEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const session = await box.pty("bash", { prompt: "$ " });
+    let printed = "";
+    for (const line of lines) {
+      await session.write(`${line}\n`);
+      // Each line's output comes between the echo of what was typed and the next prompt.
+      const read = await readUntil(session, (seen) => seen.endsWith("\n$ "), 60_000);
+      printed += read.output.slice(read.output.indexOf(`${line}\n`) + line.length + 1, -"$ ".length);
+    }
+    expect(printed).toBe(real.stdout);
   });
 });
