@@ -105,6 +105,13 @@ const SAME = [
   "find top -path '*/d*/[a-f]' -o -path 'top/[!s]*.txt' | sort",
   "find top -ipath 'TOP/SUB*' -o -iname 'CAF*' | sort",
   "find top -name '*[[:upper:]]*' -o -name '[[:digit:]]*'; find top -name '[a-'",
+  // a starting point with a trailing slash is printed as given
+  "find top/sub/ | sort",
+  "find top/sub/ -maxdepth 1 -type d | sort",
+  "find top/sub// -name 'd*' -print -o -name f -print | sort",
+  "find top/sub/ -mindepth 1 -name deep -prune -o -print | sort",
+  "find top/sub/ -maxdepth 0 -print0; echo",
+  "cd top && find ./ -maxdepth 1 -name 'o*' -o -maxdepth 1 -name . | sort",
   // warnings and errors: GNU's messages, status and what is printed around them
   "find top -maxdepth 0 -printf '%q|%0-5d|%1$d|\\q|%T'; echo \" rc=$?\"",
   "find top -maxdepth 0 -printf 'x\\'; echo \" rc=$?\"",

@@ -809,8 +809,31 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
   const warnings: string[] = [];
   const rewritten = args.slice(0, starts.length);
   let exactPerm = false;
+  // GNU prints a starting point as given ("src/"), just-bash without its slash: its prints are then
+  // made -printf %p, which prints the starting point as given.
+  const slashed = starts.some((start) => start.length > 1 && start.endsWith("/"));
+  const pathFormat = (end: string): string => {
+    formats.push([
+      { kind: "directive", text: "%", flags: "", width: null, precision: null, char: "p" },
+      { kind: "text", text: end },
+    ]);
+    return `${MARK_START}${formats.length - 1}${MARK_FIELD}%d${MARK_FIELD}%p${MARK_END}`;
+  };
+  let acts = false;
+  const globals: string[] = [];
   for (let i = starts.length; i < args.length; i++) {
     const arg = args[i]!;
+    if (["-print", "-print0", "-printf", "-exec", "-delete"].includes(arg)) acts = true;
+    // options, global in both finds: kept out of the parentheses of the default action below
+    if (slashed && (arg === "-maxdepth" || arg === "-mindepth" || arg === "-depth")) {
+      globals.push(arg);
+      if (arg !== "-depth" && args[i + 1] !== undefined) globals.push(args[++i]!);
+      continue;
+    }
+    if (slashed && (arg === "-print" || arg === "-print0")) {
+      rewritten.push("-printf", pathFormat(arg === "-print" ? "\n" : "\0"));
+      continue;
+    }
     const value = args[i + 1];
     if (arg === "-exec") {
       while (i < args.length && args[i] !== ";" && args[i] !== "+") rewritten.push(args[i++]!);
@@ -866,6 +889,18 @@ async function runFind(args: string[], ctx: ResolvedCommandContext) {
         exitCode: 1,
       };
     } else rewritten.push(arg);
+  }
+  // GNU's default action: the whole expression, then -print
+  if (slashed) {
+    const expression = rewritten.splice(starts.length);
+    if (acts) rewritten.push(...globals, ...expression);
+    else
+      rewritten.push(
+        ...globals,
+        ...(expression.length > 0 ? ["(", ...expression, ")"] : []),
+        "-printf",
+        pathFormat("\n"),
+      );
   }
   // GNU descends "link/" (the slash names the folder the link leads to); just-bash lists the link alone.
   for (const start of starts) {
