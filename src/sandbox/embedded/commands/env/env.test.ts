@@ -39,6 +39,15 @@ const CASES = [
   "echo piped | env X=1 cat",
   `echo hi | env X=1 python3 -c 'import os, sys; print(sys.stdin.read().strip(), os.environ["X"])'`,
   "env X=1 printenv X | tr 1 2",
+  // A shell hands them on to what it runs; what was unset stays unset in it.
+  `env X=1 bash -c 'printenv X; node -e "console.log(process.env.X)"'`,
+  `W=1 bash -c 'printenv W; sh -c "printenv W"'`,
+  "W=1 bash -c true; W=2; printenv W; echo status $?",
+  `env -i bash -c 'printenv HOME; echo status $?; echo "[$HOME]"'`,
+  `export -n HOME; bash -c 'echo "[$HOME]"'; unset LANG; sh -c 'printenv LANG; echo status $?'`,
+  `env -u LANG bash -c 'python3 -c "import os; print(sorted(k for k in os.environ if k[:2] == chr(76) + chr(65)))"'`,
+  "bash -c 'echo $0 $1 $#; exit 3' zero one; echo status $?",
+  "echo input | bash -c 'read l; echo got $l'",
   // The plain prefix form, and exported variables.
   "X=1 node -e 'console.log(process.env.X)'",
   "export Y=3; env node -e 'console.log(process.env.Y)'; env printenv Y",
