@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime, createEmbeddedSandbox } from "../../host/create-runtime.ts";
-import { registerNodeAssets } from "../../host/node-assets.ts";
 import { debianPytest } from "../../test-support/python-packages.ts";
 import { CALLS_CHANNEL, StopBoard } from "../stop-signal.ts";
+import { pythonReadySandbox } from "../testing/python-ready.ts";
 import { readUntil } from "../testing/read-until.ts";
 import { hasProgram, realUnderPty } from "../testing/real-pty.ts";
 import { stopLater } from "../testing/stop-later.ts";
@@ -19,10 +19,7 @@ import { createPythonCommands, pythonRunner } from "./python/index.ts";
 let box: EmbeddedSandbox;
 
 beforeAll(async () => {
-  registerNodeAssets();
-  box = await createEmbeddedSandbox();
-  // The first run starts the Python worker and compiles CPython.
-  await box.exec("python3 -c pass", { timeoutMs: 120_000 });
+  box = await pythonReadySandbox();
 }, 180_000);
 
 afterAll(() => pythonRunner()?.dispose());

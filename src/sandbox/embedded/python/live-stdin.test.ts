@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEmbeddedRuntime, createEmbeddedSandbox } from "../../../host/create-runtime.ts";
-import { registerNodeAssets } from "../../../host/node-assets.ts";
 import { StopBoard } from "../../stop-signal.ts";
+import { pythonReadySandbox } from "../../testing/python-ready.ts";
 import { readUntil } from "../../testing/read-until.ts";
 import { stopLater } from "../../testing/stop-later.ts";
 import type { EmbeddedSandbox } from "../embedded-sandbox.ts";
@@ -22,10 +22,7 @@ import { PythonRunner } from "./runner.ts";
 let box: EmbeddedSandbox;
 
 beforeAll(async () => {
-  registerNodeAssets();
-  box = await createEmbeddedSandbox();
-  // The first run starts the worker and compiles CPython.
-  await box.exec("python3 -c pass", { timeoutMs: 120_000 });
+  box = await pythonReadySandbox();
 }, 180_000);
 
 afterAll(() => pythonRunner()?.dispose());

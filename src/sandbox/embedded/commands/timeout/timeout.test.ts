@@ -1,7 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createEmbeddedSandbox } from "../../../../host/create-runtime.ts";
-import { registerNodeAssets } from "../../../../host/node-assets.ts";
+import { pythonReadySandbox } from "../../../testing/python-ready.ts";
 import type { EmbeddedSandbox } from "../../embedded-sandbox.ts";
 import { parseDuration } from "./timeout.ts";
 
@@ -10,9 +9,7 @@ import { parseDuration } from "./timeout.ts";
 let box: EmbeddedSandbox;
 
 beforeAll(async () => {
-  registerNodeAssets();
-  box = await createEmbeddedSandbox();
-  await box.exec("python3 -c pass", { timeoutMs: 120_000 });
+  box = await pythonReadySandbox();
 }, 180_000);
 
 const gnu =
