@@ -1,9 +1,5 @@
-import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedSandbox } from "../../embedded-sandbox.ts";
+import { type SameFiles, sameFilesBothWays } from "../../../testing/same-files.ts";
 
 /**
  * find -printf held to GNU findutils' find: the same tree (fixed times, modes, links, nested folders,
@@ -124,26 +120,13 @@ const SAME = [
   'LANG=C find nowhere; echo " rc=$?"',
 ];
 
-function native(dir: string, script: string) {
-  const ran = spawnSync("sh", ["-c", `${ENV}; ${script}`], { cwd: dir, encoding: "utf8" });
-  return { stdout: ran.stdout, stderr: ran.stderr, exitCode: ran.status };
-}
-
 describe("find -printf", () => {
-  let dir: string;
-  let sandbox: EmbeddedSandbox;
-  const ours = async (script: string) => {
-    const ran = await sandbox.exec(`${ENV}; ${script}`);
-    return { stdout: ran.stdout, stderr: ran.stderr, exitCode: ran.exitCode };
-  };
+  let both: SameFiles;
+  const native = (script: string) => both.native(script);
+  const ours = (script: string) => both.ours(script);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "toolroom-find-"));
-    const real = native(dir, SETUP);
-    expect(real.exitCode, real.stderr).toBe(0);
-    sandbox = await EmbeddedSandbox.create();
-    const setup = await ours(SETUP);
-    expect(setup.exitCode, setup.stderr).toBe(0);
+    both = await sameFilesBothWays(SETUP, ENV, "toolroom-find-");
   }, 60_000);
 
   // Sorted here by code point: the sandbox's sort orders punctuation as a locale does, GNU's in C.UTF-8 by code point.
@@ -153,7 +136,7 @@ describe("find -printf", () => {
   it.each(SAME)("%s: as GNU find", async (script) => {
     const sort = script.endsWith(" | sort");
     const run = sort ? script.slice(0, -" | sort".length) : script;
-    expect(sorted(await ours(run), sort)).toEqual(sorted(native(dir, run), sort));
+    expect(sorted(await ours(run), sort)).toEqual(sorted(native(run), sort));
   });
 
   it("formats random directives with flags, width and precision as GNU find (seeded)", async () => {
@@ -200,7 +183,7 @@ describe("find -printf", () => {
       script.push(`find top ${f < 40 ? "-type f" : "-type d"} -printf '${parts.join("|")}\\n'`);
     }
     const run = script.join("; ");
-    const want = native(dir, run);
+    const want = native(run);
     expect(want.exitCode, want.stderr).toBe(0);
     const got = await ours(run);
     expect(sorted(got, true)).toEqual(sorted(want, true));
@@ -214,7 +197,7 @@ describe("find -printf", () => {
     const script = `${setup} && ${runs.map((run) => `${run}; echo "-- $?"`).join("; ")}`;
     // each find's lines sorted: GNU walks in readdir order
     const blocks = (text: string) => text.split(/^-- /mu).map((block) => block.split("\n").sort().join("\n"));
-    const want = native(dir, script);
+    const want = native(script);
     const got = await ours(script);
     expect(got.stderr).toBe(want.stderr);
     expect(blocks(got.stdout)).toEqual(blocks(want.stdout));

@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { EmbeddedSandbox } from "../../embedded-sandbox.ts";
+import { type SameFiles, sameFilesBothWays } from "../../../testing/same-files.ts";
 import { shellQuote } from "./stat.ts";
 
 /**
@@ -64,30 +64,17 @@ const SAME = [
   "stat --format=%n --cached=bogus a.txt",
 ];
 
-function native(dir: string, script: string) {
-  const ran = spawnSync("sh", ["-c", `${ENV}; ${script}`], { cwd: dir, encoding: "utf8" });
-  return { stdout: ran.stdout, stderr: ran.stderr, exitCode: ran.status };
-}
-
 describe("stat", () => {
-  let dir: string;
-  let sandbox: EmbeddedSandbox;
-  const ours = async (script: string) => {
-    const ran = await sandbox.exec(`${ENV}; ${script}`);
-    return { stdout: ran.stdout, stderr: ran.stderr, exitCode: ran.exitCode };
-  };
+  let both: SameFiles;
+  const native = (script: string) => both.native(script);
+  const ours = (script: string) => both.ours(script);
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), "toolroom-stat-"));
-    const real = native(dir, SETUP);
-    expect(real.exitCode, real.stderr).toBe(0);
-    sandbox = await EmbeddedSandbox.create();
-    const setup = await ours(SETUP);
-    expect(setup.exitCode, setup.stderr).toBe(0);
+    both = await sameFilesBothWays(SETUP, ENV, "toolroom-stat-");
   });
 
   it.each(SAME)("%s: as GNU stat", async (script) => {
-    const want = native(dir, script);
+    const want = native(script);
     expect(await ours(script)).toEqual(want);
   });
 
@@ -116,7 +103,7 @@ describe("stat", () => {
       ...formats.map((format) => `stat -c '${format}' a.txt big tool 'a b'`),
       ...links.map((format) => `stat -c '${format}' l dang 'sp link'`),
     ].join("; ");
-    const want = native(dir, script);
+    const want = native(script);
     expect(want.exitCode, want.stderr).toBe(0);
     expect(await ours(script)).toEqual(want);
   });
@@ -135,7 +122,7 @@ describe("stat", () => {
   it.each([`stat ${FILES}`, "stat d l dang 'sp link'", "stat -L l dl"])(
     "%s: GNU's default layout",
     async (script) => {
-      const want = native(dir, script);
+      const want = native(script);
       const got = await ours(script);
       expect(got.exitCode, got.stderr).toBe(want.exitCode);
       expect(masked(got.stdout)).toBe(masked(want.stdout));
@@ -158,7 +145,7 @@ describe("stat", () => {
     const script = "stat -t a.txt big empty tool";
     const got = await ours(script);
     expect(got.exitCode, got.stderr).toBe(0);
-    expect(fields(got.stdout)).toEqual(fields(native(dir, script).stdout));
+    expect(fields(got.stdout)).toEqual(fields(native(script).stdout));
     expect(got.stdout.split("\n")[0]!.split(" ")).toHaveLength(16);
   });
 
