@@ -187,7 +187,9 @@ class Rewriter {
     return parse(`(( ++${TICK_COUNTER} & 31 )) || ${tick}`).statements;
   }
 
-  private simple(original: SimpleCommandNode, where: Where, inner: Where): CommandNode {
+  private simple(given: SimpleCommandNode, where: Where, inner: Where): CommandNode {
+    // `env NAME=value… cat|node|python3 …` reading the terminal reads it as the program alone does.
+    const original = (this.enabled.terminal && inner.tty && envPrefixed(given)) || given;
     const name = literalOf(original.name);
     // `exec` with redirections moves the shell's own descriptors; ours must not become permanent.
     // An assignment alone (`y=$(…)`) is left too: just-bash drops a substitution's stderr there.
@@ -421,6 +423,41 @@ function envRunsKept(args: WordNode[]): boolean {
     return KEPT_WHEN_STOPPED.has(text);
   }
   return false;
+}
+
+/**
+ * `env NAME=value… PROGRAM ARG…` as `NAME=value… PROGRAM ARG…` when PROGRAM reads the terminal
+ * (TERMINAL_READERS but the builtin read): for a program the two hand it the same environment.
+ * Only for literal words: an expanded one may split into several (`env X=$v`), an option changes
+ * what env does.
+ */
+function envPrefixed(command: SimpleCommandNode): SimpleCommandNode | undefined {
+  if (literalOf(command.name) !== "env") return undefined;
+  const assignments: SimpleCommandNode["assignments"] = [];
+  for (const [index, word] of command.args.entries()) {
+    const text = literalOf(word);
+    if (text === undefined) return undefined;
+    const match = /^([A-Za-z_]\w*)=(.*)$/su.exec(text);
+    if (match) {
+      assignments.push(quotedAssignment(match[1]!, match[2]!));
+      continue;
+    }
+    if (text === "read" || !TERMINAL_READERS.has(text)) return undefined;
+    return {
+      ...command,
+      assignments: [...command.assignments, ...assignments],
+      name: word,
+      args: command.args.slice(index + 1),
+    };
+  }
+  return undefined;
+}
+
+/** `NAME='value'` as the parser reads it. */
+function quotedAssignment(name: string, value: string): SimpleCommandNode["assignments"][number] {
+  const quoted = `'${value.replace(/'/gu, "'\\''")}'`;
+  return (parse(`${name}=${quoted} true`).statements[0]!.pipelines[0]!.commands[0] as SimpleCommandNode)
+    .assignments[0]!;
 }
 
 /** `NAME=value`, prefixed to a command (command-io.ts reads it). */

@@ -82,6 +82,22 @@ describe("live commands on the embedded terminal", () => {
     expect((await readUntil(session, (output) => output.includes("done"))).output).toBe("A\nB\ndone\n");
   });
 
+  it("reads the terminal for a program run by env, the variables set", async () => {
+    const box = await sandbox();
+    const session = await box.pty("bash");
+    await session.write(
+      `env X="it's" Y=2 node -e "process.stdin.on('data', (d) => console.log(String(d).trim(), process.env.X, process.env.Y))"; env Z=3 cat; echo done\n`,
+    );
+    await session.write("typed\n");
+    expect((await readUntil(session, (output) => output.includes("typed it's 2"))).output).toContain(
+      "typed it's 2\n",
+    );
+    await session.write("\u0004line\n\u0004");
+    expect((await readUntil(session, (output) => output.includes("done"))).output).toContain(
+      "line\nline\ndone\n",
+    );
+  });
+
   it("prints read -p's prompt, honours read -n, and leaves the rest of the line to the next reader", async () => {
     const box = await sandbox();
     const session = await box.pty("bash");
