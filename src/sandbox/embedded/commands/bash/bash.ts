@@ -3,8 +3,9 @@ import { DEADLINE_VARIABLE, stdinText } from "../command-io.ts";
 import { environmentOf } from "../env/env.ts";
 
 /**
- * `bash` and `sh` run as just-bash's own (`-c SCRIPT [NAME [ARG]…]`, a script file, or the script
- * on stdin), but the new shell starts from the environment it was handed, as a real one does.
+ * `bash` and `sh`: `-c SCRIPT [NAME [ARG]…]`, a script file or the script on stdin, after bash's
+ * options (`bash -lc …`, `bash -e -o pipefail script.sh`: just-bash's took any option for a file
+ * name), the new shell starting from the environment it was handed, as a real one does.
  * just-bash's started from the sandbox's first environment with the exported variables on top, so
  * a variable unset or un-exported before (`env -i bash -c 'echo $HOME'`, `env -u LANG bash -c …`,
  * `export -n HOME; bash -c …`) was back in the new shell, and one handed to it by a prefix or env
@@ -27,27 +28,89 @@ const SHELL_OWN: Record<string, string> = {
   HOSTNAME: "localhost",
 };
 
+const USAGE = (name: string) => `Usage: ${name} [OPTION]... [-c COMMAND [NAME [ARG]...] | FILE [ARG]...]
+Run COMMAND, or the script FILE, or the script on stdin, in a new shell.
+
+  -c COMMAND     run COMMAND; NAME is $0 and ARGs $1…
+  -e, -u, -x, -f, -o OPTION   set the shell option (as \`set\` does) before it runs
+  -O OPTION      set the shopt option before it runs
+  -l, -i, -s, --login, --norc, --noprofile, --posix   accepted (no startup files here)
+      --help     display this help and exit
+`;
+
+/** bash's command line: its options, then -c's script or a script file or stdin, and the arguments. */
+function parseShellArgs(
+  name: string,
+  args: string[],
+): { command: boolean; fromStdin: boolean; settings: string[]; rest: string[] } | ExecResult {
+  const settings: string[] = [];
+  let command = false;
+  let fromStdin = false;
+  let at = 0;
+  const invalid = (option: string): ExecResult => ({
+    stdout: "",
+    stderr: `${name}: ${option}: invalid option\n${USAGE(name)}`,
+    exitCode: 2,
+  });
+  for (; at < args.length; at++) {
+    const arg = args[at]!;
+    if (arg === "--" || arg === "-") {
+      at++;
+      break;
+    }
+    if (!arg.startsWith("-")) break;
+    if (arg.startsWith("--")) {
+      if (arg === "--help") return { stdout: USAGE(name), stderr: "", exitCode: 0 };
+      if (["--login", "--norc", "--noprofile", "--posix", "--noediting"].includes(arg)) continue;
+      if (arg === "--rcfile" || arg === "--init-file") {
+        at++;
+        continue;
+      }
+      return invalid(arg);
+    }
+    for (let i = 1; i < arg.length; i++) {
+      const flag = arg[i]!;
+      if (flag === "c") command = true;
+      else if (flag === "s") fromStdin = true;
+      else if ("euxfnvhCEBHPT".includes(flag)) settings.push(`set -${flag}`);
+      else if (flag === "l" || flag === "i") continue;
+      else if (flag === "o" || flag === "O") {
+        const value = args[++at];
+        if (value === undefined)
+          return { stdout: "", stderr: `${name}: -${flag}: option requires an argument\n`, exitCode: 2 };
+        settings.push(flag === "o" ? `set -o ${value}` : `shopt -s ${value}`);
+      } else return invalid(`-${flag}`);
+    }
+  }
+  return { command, fromStdin, settings, rest: args.slice(at) };
+}
+
 async function runShell(name: string, args: string[], ctx: ResolvedCommandContext): Promise<ExecResult> {
+  const parsed = parseShellArgs(name, args);
+  if (!("rest" in parsed)) return parsed;
   let script: string;
   let zero: string;
   let rest: string[];
-  if (args[0] === "-c" && args.length >= 2) {
-    script = args[1]!;
-    zero = args[2] ?? name;
-    rest = args.slice(3);
-  } else if (args.length === 0) {
+  if (parsed.command) {
+    if (parsed.rest.length === 0)
+      return { stdout: "", stderr: `${name}: -c: option requires an argument\n`, exitCode: 2 };
+    script = parsed.rest[0]!;
+    zero = parsed.rest[1] ?? name;
+    rest = parsed.rest.slice(2);
+  } else if (parsed.fromStdin || parsed.rest.length === 0) {
     script = stdinText(ctx);
     if (script.trim() === "") return { stdout: "", stderr: "", exitCode: 0 };
     zero = name;
-    rest = [];
+    rest = parsed.rest;
   } else {
+    const file = parsed.rest[0]!;
     try {
-      script = await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, args[0]!));
+      script = await ctx.fs.readFile(ctx.fs.resolvePath(ctx.cwd, file));
     } catch {
-      return { stdout: "", stderr: `${name}: ${args[0]}: No such file or directory\n`, exitCode: 127 };
+      return { stdout: "", stderr: `${name}: ${file}: No such file or directory\n`, exitCode: 127 };
     }
-    zero = args[0]!;
-    rest = args.slice(1);
+    zero = file;
+    rest = parsed.rest.slice(1);
   }
   if (script.startsWith("#!")) {
     const end = script.indexOf("\n");
@@ -67,7 +130,9 @@ async function runShell(name: string, args: string[], ctx: ResolvedCommandContex
   });
   const names = [...environment.keys()].filter((variable) => /^[A-Za-z_]\w*$/u.test(variable));
   // On the script's first line, so just-bash's line numbers in its messages stay the script's own.
-  if (names.length > 0) script = `( export ${names.join(" ")}; ${script}\n)`;
+  const settings = parsed.settings.map((setting) => `${setting}; `).join("");
+  if (names.length > 0 || settings !== "")
+    script = `( ${names.length > 0 ? `export ${names.join(" ")}; ` : ""}${settings}${script}\n)`;
   const options = { env, cwd: ctx.cwd, replaceEnv: true, ...(ctx.signal ? { signal: ctx.signal } : {}) };
   return ctx.execWithInheritedStdin
     ? await ctx.execWithInheritedStdin(script, options)
