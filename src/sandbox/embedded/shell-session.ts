@@ -292,7 +292,8 @@ export class ShellSession implements PtySession {
       // The sentinel is only set when the script did not call `exit`; `(exit N)` first gives `$?` the
       // last command line's status, as a shell carries it from one line to the next.
       const wrapped = interactive
-        ? `${this.unexport()}(exit ${this.lastStatus}); { ${script}\n}; ${STATUS}=$?; ${SENTINEL}=1; ${EXPORTED}=$(compgen -e; true)`
+        ? // The bookkeeping after the line is not traced under the line's `set -x`.
+          `${this.unexport()}(exit ${this.lastStatus}); { ${script}\n}; { ${STATUS}=$?; set +x; } 2>/dev/null; ${SENTINEL}=1; ${EXPORTED}=$(compgen -e; true)`
         : script;
       const result = await this.run(wrapped, {
         cwd: this.cwd,

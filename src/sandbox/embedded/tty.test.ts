@@ -98,6 +98,15 @@ describe("live commands on the embedded terminal", () => {
     );
   });
 
+  it("traces a line under set -x without the session's own bookkeeping", async () => {
+    const box = await sandbox();
+    const session = await box.pty("bash", { prompt: "$ " });
+    await session.write("set -x; echo hi\n");
+    const read = await readUntil(session, (output) => output.endsWith("\n$ "));
+    expect(read.output).toContain("+ echo hi\n");
+    expect(read.output).not.toMatch(/__TOOLROOM|compgen/u);
+  });
+
   it("prints read -p's prompt, honours read -n, and leaves the rest of the line to the next reader", async () => {
     const box = await sandbox();
     const session = await box.pty("bash");
