@@ -67,7 +67,9 @@ async function validatorFor(schema: JsonSchema): Promise<ValidateFunction> {
   let validate = compiled.get(schema);
   if (!validate) {
     const wanted = validationSchema(schema);
-    validate = TOOL_VALIDATORS[await schemaKey(wanted)] ?? (await loadValidator()).compile(wanted);
+    // crypto.subtle exists only in secure contexts: a page served over plain http on a LAN compiles with Ajv.
+    const made = globalThis.crypto?.subtle ? TOOL_VALIDATORS[await schemaKey(wanted)] : undefined;
+    validate = made ?? (await loadValidator()).compile(wanted);
     compiled.set(schema, validate);
   }
   return validate;

@@ -1,5 +1,5 @@
 import Ajv from "ajv";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PROFILES } from "../profiles/index.ts";
 import { expectCurrent, validatorModule } from "../test-support/validators-made-ahead.ts";
 import { editorProfile } from "../worker/editor-profile.ts";
@@ -57,6 +57,21 @@ describe("tools' validators made ahead", () => {
       }
     }
     expect(compared).toBeGreaterThan(100);
+  });
+
+  it("without crypto.subtle (a page on plain http, not a secure context) tools' params are validated all the same", async () => {
+    vi.stubGlobal("crypto", {
+      getRandomValues: (bytes: Uint8Array) => globalThis.crypto.getRandomValues(bytes),
+    });
+    try {
+      expect(globalThis.crypto.subtle).toBeUndefined();
+      // A copy: the same schema object would be answered from the validators already made.
+      const schema = structuredClone(TOOLS.find(({ name }) => name === "agentbench/list_files")!.schema);
+      await expect(validateParams(schema, {})).resolves.toEqual({ root: ".", glob: null });
+      await expect(validateParams(schema, { root: 3 })).rejects.toThrow(/root/u);
+    } finally {
+      vi.unstubAllGlobals();
+    }
   });
 
   it("a schema with none made ahead is still validated, by Ajv compiling it", async () => {
