@@ -1,13 +1,14 @@
 import Ajv from "ajv";
 import { describe, expect, it, vi } from "vitest";
 import { PROFILES } from "../profiles/index.ts";
-import { expectCurrent, validatorModule } from "../test-support/validators-made-ahead.ts";
+import { expectCurrent } from "../test-support/generated-file.ts";
+import { validatorModule } from "../test-support/validators-made-ahead.ts";
 import { editorProfile } from "../worker/editor-profile.ts";
 import { schemaKey, TOOL_VALIDATION, validateParams, validationSchema } from "./schema.ts";
 import { TOOL_VALIDATORS } from "./tool-validators.generated.ts";
 
 const FILE = new URL("./tool-validators.generated.ts", import.meta.url);
-const UPDATE = "UPDATE_VALIDATORS=1 npx vitest run src/core/tool-validators.test.ts";
+const UPDATE = "src/core/tool-validators.test.ts";
 const TOOLS = [...PROFILES, editorProfile].flatMap((profile) =>
   profile.tools.map((tool) => ({ name: `${profile.name}/${tool.name}`, schema: tool.inputSchema })),
 );

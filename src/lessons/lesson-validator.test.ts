@@ -1,6 +1,7 @@
 import Ajv from "ajv";
 import { describe, expect, it } from "vitest";
-import { expectCurrent, validatorModule } from "../test-support/validators-made-ahead.ts";
+import { expectCurrent } from "../test-support/generated-file.ts";
+import { validatorModule } from "../test-support/validators-made-ahead.ts";
 import { checkLesson, LESSON_SCHEMA } from "./lesson.ts";
 
 const FILE = new URL("./lesson-validator.generated.ts", import.meta.url);
@@ -12,7 +13,7 @@ describe("the lesson file's validator made ahead", () => {
     expectCurrent(
       FILE,
       validatorModule(ajv, ["lessonValidator"], "LESSON_VALIDATORS", "src/lessons/lesson-validator.test.ts"),
-      "UPDATE_VALIDATORS=1 npx vitest run src/lessons/lesson-validator.test.ts",
+      "src/lessons/lesson-validator.test.ts",
     );
   });
 

@@ -1,7 +1,5 @@
-import { readFileSync, writeFileSync } from "node:fs";
 import type Ajv from "ajv";
 import standaloneCode from "ajv/dist/standalone/index.js";
-import { expect } from "vitest";
 
 /**
  * The text of a module of validators made ahead by Ajv's standalone code: `exportName` maps each id
@@ -29,10 +27,4 @@ export function validatorModule(ajv: Ajv, ids: string[], exportName: string, mad
     code.replace(/^"use strict";/u, ""),
     `\nexport const ${exportName} = { ${ids.map((id) => `${JSON.stringify(id)}: ${id}`).join(", ")} } as unknown as Record<string, import("ajv").ValidateFunction>;\n`,
   ].join("");
-}
-
-/** Rewrites `file` with UPDATE_VALIDATORS=1, else fails unless it holds exactly `text`. */
-export function expectCurrent(file: URL, text: string, update: string): void {
-  if (process.env.UPDATE_VALIDATORS) writeFileSync(file, text);
-  else expect(readFileSync(file, "utf8"), `${file.pathname} is out of date: run ${update}`).toBe(text);
 }

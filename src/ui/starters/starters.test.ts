@@ -9,6 +9,7 @@ import {
   type SerializedWorkspace,
   serializeWorkspace,
 } from "../../sandbox/snapshot.ts";
+import { expectCurrent } from "../../test-support/generated-file.ts";
 import { asRepository } from "../../worker/new-repository.ts";
 import { STARTER_FILES, seedFromStarter } from "./index.ts";
 
@@ -76,12 +77,7 @@ describe("starters", () => {
     const starters: Record<string, SerializedWorkspace> = {};
     for (const [id, files] of Object.entries(STARTER_FILES)) starters[id] = await repositoryOf(files, at);
     const current = { committedAt: saved.committedAt, starters };
-    if (process.env.UPDATE_STARTERS) writeFileSync(REPOSITORIES, `${JSON.stringify(current, null, 1)}\n`);
-    else
-      expect(
-        saved,
-        "src/ui/starters/repositories.json is out of date: run UPDATE_STARTERS=1 npx vitest run src/ui/starters",
-      ).toEqual(current);
+    expectCurrent(REPOSITORIES, `${JSON.stringify(current, null, 1)}\n`, "src/ui/starters/starters.test.ts");
   });
 
   it.each(Object.keys(STARTER_FILES))(
